@@ -1,0 +1,94 @@
+"""Registry of task families, keyed by ``data_source`` prefix.
+
+A task family (IF, LogicIF, graph) is one scorer plus one ground-truth checker. Families register themselves at
+import time; the router looks them up by the row's ``data_source``. Duplicate prefixes are refused, and an
+unknown source raises with the list of known prefixes, so a typo in a data builder fails at build time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+ScoreFn = Callable[..., Mapping[str, float | None]]
+"""``score(response: SplitResponse, ground_truth: str, extra_info: Mapping | None, **params) -> {key: value}``.
+
+It must return ``score`` (the reward) and ``acc`` (the family's headline accuracy in [0, 1]) and may otherwise
+only use the family's declared ``metric_keys``. ``params`` are the family's declared ``params`` that the run set.
+It never raises on model output: a malformed answer scores, it does not crash."""
+
+CheckFn = Callable[[str, Mapping[str, Any] | None], None]
+"""``check(ground_truth, extra_info)`` raises ``ValueError`` when a row's ground truth cannot be scored."""
+
+
+@dataclass(frozen=True)
+class TaskFamily:
+    """One family of tasks sharing a scorer.
+
+    Attributes:
+        name: short family name used in metric names (``if``, ``logicif``, ``graph``).
+        prefixes: ``data_source`` values this family serves. A prefix ending in ``/`` matches every source that
+            starts with it (``graph/`` serves ``graph/tsp``); any other prefix must match exactly.
+        metric_keys: the extra keys the scorer returns besides ``score`` and ``acc``; prefix them with the
+            family name (``if_prompt_strict``) so keys of different families never collide.
+        params: reward options this family accepts from ``reward.custom_reward_function.reward_kwargs``
+            (prefixed with the family name too, e.g. ``graph_reward``).
+        score: the scorer (see ``ScoreFn``).
+        check_ground_truth: the build-time checker (see ``CheckFn``).
+    """
+
+    name: str
+    prefixes: tuple[str, ...]
+    metric_keys: tuple[str, ...]
+    params: tuple[str, ...]
+    score: ScoreFn
+    check_ground_truth: CheckFn
+
+
+_FAMILIES: dict[str, TaskFamily] = {}
+
+
+def register_family(family: TaskFamily) -> TaskFamily:
+    """Add ``family`` to the registry.
+
+    Raises:
+        ValueError: a prefix or family name is already registered.
+    """
+    if family.name in {f.name for f in _FAMILIES.values()}:
+        raise ValueError(f"task family {family.name!r} is already registered")
+    for prefix in family.prefixes:
+        if prefix in _FAMILIES:
+            raise ValueError(f"data_source prefix {prefix!r} is already registered by {_FAMILIES[prefix].name!r}")
+    for prefix in family.prefixes:
+        _FAMILIES[prefix] = family
+    return family
+
+
+def find_family(data_source: str) -> TaskFamily | None:
+    """Return the family serving ``data_source``, or None when no family does."""
+    family = _FAMILIES.get(data_source)
+    if family is not None:
+        return family
+    head, sep, _ = data_source.partition("/")
+    if sep:
+        return _FAMILIES.get(head + "/")
+    return None
+
+
+def family_for(data_source: str) -> TaskFamily:
+    """Return the family serving ``data_source``.
+
+    Raises:
+        ValueError: no family serves it; the message lists the known prefixes.
+    """
+    family = find_family(data_source)
+    if family is None:
+        known = ", ".join(sorted(_FAMILIES))
+        raise ValueError(f"unknown data_source {data_source!r}; known sources: {known}")
+    return family
+
+
+def families() -> list[TaskFamily]:
+    """All registered families, in registration order, each once."""
+    return list(dict.fromkeys(_FAMILIES.values()))

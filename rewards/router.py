@@ -1,0 +1,122 @@
+"""The one reward entry verl calls: route each sample to its task family by ``data_source``.
+
+verl's reward loop calls ``compute_score`` once per sample with keyword arguments and turns every key of the
+returned dict into a per-sample column; it takes the key list from the first sample, so every sample must return
+the same keys. We return the union of all families' keys, with None where a key does not apply (verl's
+validation metrics drop None values).
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from rewards.registry import TaskFamily, families, family_for, find_family
+from rewards.thinking import split_thinking
+
+logger = logging.getLogger(__name__)
+
+COMMON_KEYS = ("score", "acc", "think_unclosed", "unknown_source", "reward_error")
+"""Keys every sample carries: the reward, the family's headline accuracy, and three health flags."""
+
+VERL_INJECTED_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
+"""Keyword arguments verl adds on its own (with a reward model enabled); accepted and ignored."""
+
+_warned_sources: set[str] = set()
+
+
+def reward_keys() -> tuple[str, ...]:
+    """Every key ``compute_score`` returns, common keys first, then each family's keys."""
+    keys = list(COMMON_KEYS)
+    for family in families():
+        keys.extend(k for k in family.metric_keys if k not in keys)
+    return tuple(keys)
+
+
+def check_reward_kwargs(kwargs: Mapping[str, Any]) -> None:
+    """Reject reward options no family declares.
+
+    Raises:
+        ValueError: an option is unknown; the message lists the accepted ones.
+    """
+    accepted = {p for family in families() for p in family.params}
+    unknown = sorted(set(kwargs) - accepted - VERL_INJECTED_KWARGS)
+    if unknown:
+        raise ValueError(f"unknown reward option(s) {unknown}; accepted: {sorted(accepted)}")
+
+
+def check_row(data_source: str, ground_truth: str, extra_info: Mapping[str, Any] | None = None) -> None:
+    """Build-time check of one data row: its source is known and its ground truth can be scored.
+
+    Raises:
+        ValueError: unknown ``data_source`` or unusable ground truth.
+    """
+    family_for(data_source).check_ground_truth(ground_truth, extra_info)
+
+
+def compute_score(
+    data_source: str,
+    solution_str: str,
+    ground_truth: str,
+    extra_info: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> dict[str, float | None]:
+    """Score one response. This is verl's ``reward.custom_reward_function`` entry.
+
+    Args:
+        data_source: the row's ``data_source`` (``ifeval``, ``ifbench``, ``iftrain``, ``logicif``, ``graph/<task>``).
+        solution_str: the decoded response, thinking included.
+        ground_truth: the row's ``reward_model.ground_truth`` (canonical JSON, checked when the data was built).
+        extra_info: the row's ``extra_info``.
+        **kwargs: reward options from ``reward.custom_reward_function.reward_kwargs`` (see each family's
+            ``params``) plus verl's own injected arguments, which are ignored.
+
+    Returns:
+        A dict with the keys of ``reward_keys()``: ``score`` is the reward. An unknown source scores 0 with
+        ``unknown_source=1`` (logged once per source); a scorer bug scores 0 with ``reward_error=1`` and a logged
+        traceback, so a single bad sample cannot end a long run but still shows in the step metrics.
+
+    Raises:
+        ValueError: a reward option is unknown (a configuration error, raised on the first sample).
+    """
+    check_reward_kwargs(kwargs)
+    result: dict[str, float | None] = dict.fromkeys(reward_keys())
+    result.update(unknown_source=0.0, reward_error=0.0)
+    response = split_thinking(solution_str if isinstance(solution_str, str) else "")
+    result["think_unclosed"] = float(response.think_unclosed)
+    family = find_family(data_source)
+    if family is None:
+        if data_source not in _warned_sources:
+            _warned_sources.add(data_source)
+            logger.error("rlif reward: unknown data_source %r scores 0 (known: %s)", data_source, _known_prefixes())
+        result.update(score=0.0, acc=0.0, unknown_source=1.0)
+        return result
+    try:
+        scores = _score_with(family, response, ground_truth, extra_info, kwargs)
+    except Exception:  # noqa: BLE001 - a scorer bug must not end a run; it is counted and logged instead
+        logger.error("rlif reward: %s scorer failed on a %r sample:\n%s", family.name, data_source, traceback.format_exc())
+        result.update(score=0.0, acc=0.0, reward_error=1.0)
+        return result
+    result.update(scores)
+    return result
+
+
+def _score_with(
+    family: TaskFamily,
+    response: Any,
+    ground_truth: str,
+    extra_info: Mapping[str, Any] | None,
+    kwargs: Mapping[str, Any],
+) -> Mapping[str, float | None]:
+    params = {k: v for k, v in kwargs.items() if k in family.params}
+    scores = family.score(response, ground_truth, extra_info, **params)
+    extra = set(scores) - {"score", "acc", *family.metric_keys}
+    if extra or "score" not in scores or "acc" not in scores:
+        raise RuntimeError(f"{family.name} scorer broke its key contract: extra {sorted(extra)}, got {sorted(scores)}")
+    return scores
+
+
+def _known_prefixes() -> str:
+    return ", ".join(sorted({p for f in families() for p in f.prefixes}))

@@ -1,0 +1,54 @@
+"""Separate a response's thinking section from its answer.
+
+Qwen3 thinking models write ``<think> ... </think>`` before the answer. Every scorer grades only the answer, so
+this is the one place that decides what "the answer" is. verl decodes responses with ``skip_special_tokens=True``;
+``<think>``/``</think>`` are ordinary added tokens in Qwen3 and survive decoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+
+
+@dataclass(frozen=True)
+class SplitResponse:
+    """A response cut into the part that is graded and a flag for an unfinished thinking section.
+
+    Attributes:
+        raw: the response as the model wrote it (some rewards check its opening, e.g. the graph format bonus).
+        answer: text after the last ``</think>``, or the whole response when it has no thinking section.
+        think_unclosed: True when a ``<think>`` was opened and never closed; such a response has no answer
+            (``answer`` is empty) and scores 0 in every family.
+    """
+
+    raw: str
+    answer: str
+    think_unclosed: bool
+
+
+def split_thinking(response: str) -> SplitResponse:
+    """Return the graded part of ``response``.
+
+    Rules: text after the last ``</think>`` is the answer; a ``<think>`` with no ``</think>`` after it means the
+    model ran out of tokens while thinking, so there is no answer; a response with neither tag is all answer
+    (no-think mode).
+
+    Args:
+        response: the decoded model response (prompt excluded).
+
+    Returns:
+        The split response.
+    """
+    close = response.rfind(THINK_CLOSE)
+    if close >= 0:
+        # A <think> opened after the last </think> is a second, unfinished thinking section.
+        tail = response[close + len(THINK_CLOSE) :]
+        if THINK_OPEN in tail:
+            return SplitResponse(raw=response, answer="", think_unclosed=True)
+        return SplitResponse(raw=response, answer=tail.strip(), think_unclosed=False)
+    if THINK_OPEN in response:
+        return SplitResponse(raw=response, answer="", think_unclosed=True)
+    return SplitResponse(raw=response, answer=response.strip(), think_unclosed=False)
