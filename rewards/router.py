@@ -95,8 +95,10 @@ def compute_score(
         return result
     try:
         scores = _score_with(family, response, ground_truth, extra_info, kwargs)
-    except Exception:  # noqa: BLE001 - a scorer bug must not end a run; it is counted and logged instead
-        logger.error("rlif reward: %s scorer failed on a %r sample:\n%s", family.name, data_source, traceback.format_exc())
+    except Exception:  # a scorer bug must not end a long run: it is counted in reward_error and logged instead
+        logger.error(
+            "rlif reward: %s scorer failed on a %r sample:\n%s", family.name, data_source, traceback.format_exc()
+        )
         result.update(score=0.0, acc=0.0, reward_error=1.0)
         return result
     result.update(scores)

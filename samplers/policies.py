@@ -1,3 +1,3 @@
 """Imports each policy module so it registers itself; the list is the single place policies are named."""
 
-import samplers.uniform  # noqa: F401
+from samplers import curriculum, learnability_ucb, source_mix, uniform  # noqa: F401

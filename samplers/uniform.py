@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from samplers.base import Pool, Record, SamplingPolicy
+from samplers.draw_counts import DrawCounts
+from samplers.drawing import restore_rng, rng_state
 from samplers.registry import register_policy
 
 
@@ -21,39 +23,25 @@ class UniformPolicy(SamplingPolicy):
     def __init__(self, seed: int = 0) -> None:
         self._rng = random.Random(seed)
         self._pools: list[Pool] = []
-        self._draws: dict[Pool, int] = {}
+        self._draws = DrawCounts([])
 
     def set_pools(self, pool_sizes: Mapping[Pool, int]) -> None:
         if not pool_sizes:
             raise ValueError("uniform policy needs at least one non-empty pool")
         self._pools = sorted(pool_sizes)
-        self._draws = dict.fromkeys(self._pools, 0)
+        self._draws = DrawCounts(self._pools)
 
     def draw(self) -> Pool:
         pool = self._pools[self._rng.randrange(len(self._pools))]
-        self._draws[pool] += 1
+        self._draws.add(pool)
         return pool
 
     def update(self, records: Sequence[Record]) -> dict[str, float]:
-        metrics: dict[str, float] = {}
-        for (source, interval), count in self._draws.items():
-            metrics[f"sampler/draws/{source}/{interval}"] = float(count)
-        return metrics
+        return self._draws.metrics()
 
     def state_dict(self) -> dict[str, Any]:
-        return {"rng": _rng_state(self._rng), "draws": [[s, i, n] for (s, i), n in self._draws.items()]}
+        return {"rng": rng_state(self._rng), "draws": self._draws.state()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        self._rng.setstate(_rng_from_state(state["rng"]))
-        self._draws = {(s, int(i)): int(n) for s, i, n in state["draws"]}
-
-
-def _rng_state(rng: random.Random) -> list[Any]:
-    """``random.Random.getstate()`` as nested lists (torch.load(weights_only=True) accepts lists, not tuples)."""
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def _rng_from_state(state: Sequence[Any]) -> tuple[Any, ...]:
-    version, internal, gauss = state
-    return (version, tuple(internal), gauss)
+        restore_rng(self._rng, state["rng"])
+        self._draws.load(state["draws"])

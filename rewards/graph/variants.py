@@ -1,0 +1,83 @@
+"""The five NPG-Muse reward shapes (``graph_reward``), reproduced with the hardened verdicts of ``checks.py``.
+
+| variant | answer part A | format | repeat | range |
+|---|---|---|---|---|
+| binary | 1 if optimal else 0 | - | - | {0, 1} |
+| binary_format | 1 if optimal else 0 | +0.5 fmt | - | [0, 1.5] |
+| binary_format_repeat | 1 if optimal else 0 | +0.5 fmt | -0.5 rep | [-0.5, 1.5] |
+| ratio_quality_format_repeat | 1 if optimal; 0.5 q if feasible with v > 0; else 0 | +0.5 fmt | -0.5 rep | [-0.5, 1.5] |
+| complicated | 2 if optimal; 0.5 q (TSP: 0.5 q^2) if feasible with v > 0; else -1 | +1 fmt | -1 rep | [-2, 3] |
+
+``q`` is the capped quality ``min(v, E)/E`` or ``E/max(v, E)`` in [0, 1] (NPG-Muse uses the uncapped ratio, which
+exploits push above 1). ``v > 0`` copies NPG-Muse's ``res > 0``: an empty ``[]`` clique or set is feasible but
+earns nothing, and under ``complicated`` it is punished like an infeasible answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rewards.graph.checks import Category, Verdict
+
+
+@dataclass(frozen=True)
+class RewardShape:
+    """Weights of one reward variant (see the module table).
+
+    Attributes:
+        optimal: answer part of an optimal answer.
+        quality: weight of ``q`` for a feasible, non-optimal answer with positive objective (0: no partial credit).
+        failure: answer part of every other answer (suboptimal without partial credit, infeasible, missing).
+        format_bonus: added when the response starts with ``<think>\\n``.
+        repeat_penalty: subtracted when the response holds a loop (``rewards/repetition.py``); 0 skips detection.
+        square_tsp: square ``q`` for TSP (NPG-Muse's ``complicated``).
+    """
+
+    optimal: float
+    quality: float
+    failure: float
+    format_bonus: float
+    repeat_penalty: float
+    square_tsp: bool = False
+
+    def answer_part(self, task: str, verdict: Verdict) -> float:
+        """The answer term ``A`` for ``verdict`` on ``task``."""
+        if verdict.category is Category.OPTIMAL:
+            return self.optimal
+        if self.quality and verdict.value is not None and verdict.value > 0:
+            q = verdict.quality**2 if self.square_tsp and task == "tsp" else verdict.quality
+            return self.quality * q
+        return self.failure
+
+    def bounds(self) -> tuple[float, float]:
+        """The lowest and highest reward this shape can give."""
+        low = min(self.failure, 0.0) - self.repeat_penalty
+        return low, self.optimal + self.format_bonus
+
+
+SHAPES: dict[str, RewardShape] = {
+    "binary": RewardShape(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.0, repeat_penalty=0.0),
+    "binary_format": RewardShape(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.5, repeat_penalty=0.0),
+    "binary_format_repeat": RewardShape(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.5, repeat_penalty=0.5),
+    "ratio_quality_format_repeat": RewardShape(
+        optimal=1.0, quality=0.5, failure=0.0, format_bonus=0.5, repeat_penalty=0.5
+    ),
+    "complicated": RewardShape(
+        optimal=2.0, quality=0.5, failure=-1.0, format_bonus=1.0, repeat_penalty=1.0, square_tsp=True
+    ),
+}
+"""Variant name -> shape; ``binary`` is the default."""
+
+DEFAULT_SHAPE = "binary"
+
+
+def shape_named(name: str) -> RewardShape:
+    """The shape called ``name``.
+
+    Raises:
+        ValueError: unknown name; the message lists the known ones.
+    """
+    try:
+        return SHAPES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"graph_reward: unknown variant {name!r}; known: {sorted(SHAPES)}") from None

@@ -1,0 +1,266 @@
+"""The CPU demo: verl 0.9.1's real GRPO loop with every rlif hook, on a machine with no GPU.
+
+``python -m rlif.cpu_demo`` builds a tiny random Qwen3 model, a local tokenizer and a small mixed IF / LogicIF /
+graph dataset (rlif.demo_assets), trains 2 GRPO steps with vLLM's CPU build as rollout, rlif's reward entry and
+sampling hooks, saves a checkpoint, then resumes from it for a 3rd step. It prints per-source rewards, sampler
+metrics and where every output went. Each training phase runs in a child process with the CPU environment of
+rlif.cpu_support, so this module itself never patches anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_WORKDIR = Path("outputs/cpu_demo")
+PROJECT = "rlif"
+EXPERIMENT = "cpu_demo"
+
+
+@dataclass(frozen=True)
+class DemoLayout:
+    """Every path the demo writes, under one work directory."""
+
+    workdir: Path
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.workdir / "checkpoints" / PROJECT / EXPERIMENT
+
+    def metrics_file(self, phase: int) -> Path:
+        return self.workdir / "log" / f"metrics_phase{phase}.jsonl"
+
+    def log_file(self, phase: int) -> Path:
+        return self.workdir / "log" / f"phase{phase}.log"
+
+
+def demo_overrides(
+    model_dir: Path, train_file: Path, val_file: Path, layout: DemoLayout, total_steps: int
+) -> list[str]:
+    """The demo run's Hydra overrides: rlif's three hooks plus sizes small enough for 2 CPU cores."""
+    from rlif.cpu_support import cpu_overrides
+
+    hooks = "pkg://rlif.verl_glue.hooks"
+    return [
+        "algorithm.adv_estimator=grpo",
+        f"data.train_files={train_file.resolve()}",
+        f"data.val_files={val_file.resolve()}",
+        "data.train_batch_size=4",
+        "data.max_prompt_length=512",
+        "data.max_response_length=16",
+        "data.filter_overlong_prompts=True",
+        "data.dataloader_num_workers=0",
+        "+data.apply_chat_template_kwargs.enable_thinking=False",
+        f"data.custom_cls.path={hooks}",
+        "data.custom_cls.name=PolicySampledDataset",
+        "+data.rlif_sampler.name=uniform",
+        "+data.rlif_sampler.seed=0",
+        f"actor_rollout_ref.model.path={model_dir.resolve()}",
+        "actor_rollout_ref.actor.optim.lr=1e-4",
+        "actor_rollout_ref.actor.ppo_mini_batch_size=4",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+        "actor_rollout_ref.actor.use_kl_loss=False",
+        "actor_rollout_ref.actor.entropy_coeff=0",
+        "actor_rollout_ref.rollout.n=4",
+        "actor_rollout_ref.rollout.max_model_len=544",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
+        f"reward.custom_reward_function.path={hooks}",
+        "reward.custom_reward_function.name=compute_score",
+        "reward.num_workers=1",
+        f"trainer.v1.sampler.custom_sampler.path={hooks}",
+        "trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer",
+        "trainer.logger=[console,file]",
+        f"trainer.project_name={PROJECT}",
+        f"trainer.experiment_name={EXPERIMENT}",
+        f"trainer.total_training_steps={total_steps}",
+        "trainer.total_epochs=100",
+        "trainer.save_freq=2",
+        "trainer.test_freq=-1",
+        "trainer.val_before_train=False",
+        f"trainer.default_local_dir={layout.checkpoints.resolve()}",
+        "trainer.resume_mode=auto",
+        *cpu_overrides(),
+    ]
+
+
+def compose_config(overrides: Sequence[str]) -> Any:
+    """Compose verl's ``ppo_trainer`` config with ``overrides`` and run the checks ``main_ppo`` runs."""
+    import hydra
+    import verl
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+
+    config_dir = os.path.join(os.path.dirname(verl.__file__), "trainer", "config")
+    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
+        config = hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
+    validate_config(config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
+    return config
+
+
+def train_phase(overrides: Sequence[str], metrics_file: Path) -> None:
+    """Run verl's V1 trainer in this process (which must have the CPU environment; see ``run_phase``)."""
+    import ray
+    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
+    from verl.trainer.main_ppo import TaskRunnerV1, run_ppo
+
+    from rlif.cpu_support import cpu_env
+
+    config = compose_config(overrides)
+    runtime_env = get_ppo_ray_runtime_env(config)
+    env_vars = dict(runtime_env.get("env_vars", {}))
+    env_vars.update(cpu_env())
+    env_vars.update(TRANSFER_QUEUE_ENABLE="1", VERL_FILE_LOGGER_PATH=str(metrics_file.resolve()))
+    runtime_env["env_vars"] = env_vars
+    # A private local cluster with a fake GPU: verl's resource pools need one "GPU" per trainer rank.
+    ray.init(address="local", num_cpus=8, num_gpus=1, include_dashboard=False, runtime_env=runtime_env)
+    try:
+        run_ppo(config, task_runner_class=TaskRunnerV1)
+    finally:
+        ray.shutdown()
+
+
+def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout) -> float:
+    """Run one training phase in a child process with the CPU environment; return its wall time in seconds.
+
+    Raises:
+        RuntimeError: the phase failed; the message names its log file.
+    """
+    from rlif.cpu_support import cpu_env, is_installed
+
+    if not is_installed():
+        raise RuntimeError("the CPU start-up hook is not installed: run `python -m rlif.cpu_support install` first")
+    log_file = layout.log_file(phase)
+    metrics_file = layout.metrics_file(phase)
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    spec = json.dumps({"overrides": list(overrides), "metrics_file": str(metrics_file)})
+    env = {**os.environ, **cpu_env(), "PYTHONUNBUFFERED": "1"}
+    start = time.monotonic()
+    with open(log_file, "w", encoding="utf-8") as log:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "rlif.cpu_demo", "--phase-spec", spec],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        _show_progress(child, phase, log_file, start)
+    elapsed = time.monotonic() - start
+    if child.returncode != 0:
+        raise RuntimeError(f"training phase {phase} failed (exit {child.returncode}); see {log_file}")
+    return elapsed
+
+
+def _show_progress(child: subprocess.Popen, phase: int, log_file: Path, start: float) -> None:
+    """Show a live status line with the latest training-progress line of the phase's log until it ends."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    done = threading.Event()
+
+    def last_progress() -> str:
+        try:
+            lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return ""
+        for line in reversed(lines):
+            if "Training Progress" in line or line.startswith("step:"):
+                return line.strip()[-90:]
+        return "starting Ray, vLLM and the FSDP workers"
+
+    with console.status(f"phase {phase}") as status:
+        while not done.is_set():
+            if child.poll() is not None:
+                done.set()
+                break
+            status.update(f"phase {phase} ({time.monotonic() - start:4.0f}s): {last_progress()}")
+            time.sleep(1.0)
+
+
+def read_metrics(path: Path) -> dict[int, dict[str, Any]]:
+    """Step -> metrics from verl's file logger (JSON lines of ``{"step", "data"}``)."""
+    steps: dict[int, dict[str, Any]] = {}
+    if not path.exists():
+        return steps
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            steps.setdefault(int(entry["step"]), {}).update(entry["data"])
+    return steps
+
+
+def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
+    """One block per step: score, grad norm, per-source rewards and sampler metrics."""
+    lines = []
+    for step in sorted(steps):
+        metrics = steps[step]
+        lines.append(
+            f"step {step}: critic/score/mean={metrics.get('critic/score/mean')} "
+            f"actor/grad_norm={metrics.get('actor/grad_norm')}"
+        )
+        for key in sorted(metrics):
+            if key.startswith(("train/", "sampler/")):
+                lines.append(f"    {key} = {metrics[key]}")
+    return lines
+
+
+def run_demo(workdir: Path) -> int:
+    """Prepare assets, train 2 steps with a checkpoint, resume for a 3rd; print results and output locations."""
+    from rlif.demo_assets import prepare
+
+    layout = DemoLayout(workdir)
+    print(f"[rlif demo] building tiny model, tokenizer and mixed IF/LogicIF/graph data in {workdir}")
+    for stale in (layout.metrics_file(1), layout.metrics_file(2)):
+        stale.unlink(missing_ok=True)
+    if layout.checkpoints.exists():
+        import shutil
+
+        shutil.rmtree(layout.checkpoints)
+    assets = prepare(workdir)
+    start = time.monotonic()
+    print("[rlif demo] phase 1: 2 GRPO steps, checkpoint at step 2")
+    wall1 = run_phase(1, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 2), layout)
+    print(f"[rlif demo] phase 1 done in {wall1:.0f}s")
+    print("[rlif demo] phase 2: resume from the step-2 checkpoint for step 3")
+    wall2 = run_phase(2, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 3), layout)
+    print(f"[rlif demo] phase 2 done in {wall2:.0f}s")
+    steps = {**read_metrics(layout.metrics_file(1)), **read_metrics(layout.metrics_file(2))}
+    print("\n".join(summarise(steps)))
+    print(f"[rlif demo] total training wall time {time.monotonic() - start:.0f}s")
+    print(f"[rlif demo] model and tokenizer: {assets.model_dir}")
+    print(f"[rlif demo] data: {assets.train_file}, {assets.val_file}")
+    print(f"[rlif demo] checkpoints: {layout.checkpoints}")
+    print(f"[rlif demo] metrics: {layout.metrics_file(1)}, {layout.metrics_file(2)}")
+    print(f"[rlif demo] full logs: {layout.log_file(1)}, {layout.log_file(2)}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line entry: the whole demo, or (internal) one training phase."""
+    parser = argparse.ArgumentParser(prog="python -m rlif.cpu_demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where every output goes")
+    parser.add_argument("--prepare-only", action="store_true", help="build model, tokenizer and data, print paths")
+    parser.add_argument("--phase-spec", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.phase_spec:
+        spec = json.loads(args.phase_spec)
+        train_phase(spec["overrides"], Path(spec["metrics_file"]))
+        return 0
+    if args.prepare_only:
+        from rlif.demo_assets import prepare
+
+        print(prepare(args.workdir).as_json())
+        return 0
+    return run_demo(args.workdir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

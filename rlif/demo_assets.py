@@ -1,0 +1,295 @@
+"""Built-in assets for the CPU demo: a tiny tokenizer, a tiny random Qwen3 model and a small mixed dataset.
+
+Nothing here comes from the hub: the tokenizer is a byte-level BPE trained on a few hundred built-in sentences,
+the model is randomly initialised, and the dataset is a handful of hand-written IF, LogicIF and graph items whose
+ground truth goes through the same build-time normalisers and checks as real data. The model learns nothing useful;
+the point is that every rlif hook runs inside verl's real training loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CHAT_TEMPLATE = (
+    "{%- for message in messages %}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}"
+    "{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}"
+    "{%- endif %}"
+)
+"""ChatML with Qwen3's thinking switch: ``enable_thinking=False`` pre-fills an empty thinking section."""
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"]
+
+
+@dataclass(frozen=True)
+class DemoItem:
+    """One built-in training or validation item before it becomes a parquet row."""
+
+    data_source: str
+    prompt: str
+    raw_ground_truth: Any
+    difficulty: float
+    item_id: str
+
+
+# --- instruction following: prompts with IFEval-style constraints that random text meets about half the time ----
+_IF_ITEMS = [
+    ("Describe a quiet morning in a small town.", ["punctuation:no_comma", "change_case:english_lowercase"], [{}, {}]),
+    ("Write a short note to a friend about a trip.", ["change_case:english_lowercase"], [{}]),
+    (
+        "List three reasons to learn to cook.",
+        ["punctuation:no_comma", "keywords:letter_frequency"],
+        [{}, {"letter": "e", "let_frequency": 2, "let_relation": "at least"}],
+    ),
+    ("Explain why the sky looks blue.", ["keywords:forbidden_words"], [{"forbidden_words": ["the", "and"]}]),
+    (
+        "Give advice to a new student.",
+        ["length_constraints:number_words", "punctuation:no_comma"],
+        [{"num_words": 6, "relation": "at least"}, {}],
+    ),
+    ("Tell a very short story about a cat.", ["change_case:english_capital"], [{}]),
+]
+
+# --- LogicIF: tiny functions; expected output and stats are computed by running them when the data is built ------
+_LOGICIF_FUNCTIONS = [
+    (
+        "count_evens",
+        "def f(values):\n"
+        "    evens = 0\n"
+        "    checks = 0\n"
+        "    for v in values:\n"
+        "        checks += 1\n"
+        "        if v % 2 == 0:\n"
+        "            evens += 1\n"
+        "    return evens, {'checks': checks}\n",
+        [[1, 2, 3, 4], [5, 7, 8]],
+    ),
+    (
+        "running_max",
+        "def f(values):\n"
+        "    best = values[0]\n"
+        "    updates = 0\n"
+        "    for v in values[1:]:\n"
+        "        if v > best:\n"
+        "            best = v\n"
+        "            updates += 1\n"
+        "    return best, {'updates': updates}\n",
+        [[3, 1, 4, 1, 5], [9, 2, 6]],
+    ),
+]
+
+_LOGICIF_PROMPT = (
+    "Follow the function step by step for the input below and report what it returns.\n\n{source}\n"
+    "Input: {args}\n"
+    'Present the result as JSON: {{"output": <main_result_value>, "stats": {{"stat_key": integer_value}}}}'
+)
+
+
+def if_items() -> list[DemoItem]:
+    """The built-in instruction-following items (source ``iftrain``)."""
+    return [
+        DemoItem(
+            data_source="iftrain",
+            prompt=prompt,
+            raw_ground_truth={"instruction_id_list": ids, "kwargs": kwargs},
+            difficulty=0.0,
+            item_id=f"demo-if-{i}",
+        )
+        for i, (prompt, ids, kwargs) in enumerate(_IF_ITEMS)
+    ]
+
+
+def logicif_items() -> list[DemoItem]:
+    """The built-in LogicIF items: expected values come from running each function on its inputs."""
+    from rewards.logicif_complexity import complexity_score
+
+    items = []
+    for name, source, inputs in _LOGICIF_FUNCTIONS:
+        namespace: dict[str, Callable[..., Any]] = {}
+        exec(source, namespace)  # our own built-in source, run once at build time to get the expected values
+        for case, args in enumerate(inputs):
+            output, stats = namespace["f"](list(args))
+            items.append(
+                DemoItem(
+                    data_source="logicif",
+                    prompt=_LOGICIF_PROMPT.format(source=source, args=json.dumps(args)),
+                    raw_ground_truth={"task_id": name, "code_output": {"output": output, "stats": stats}},
+                    difficulty=complexity_score(source),
+                    item_id=f"demo-logicif-{name}-{case}",
+                )
+            )
+    return items
+
+
+def graph_items(tasks: tuple[str, ...] = ("mcp", "mis", "mvc", "tsp"), seed: int = 0) -> list[DemoItem]:
+    """One small instance per task from the real instance builder, exact optimum included."""
+    from rlif.graphs.rows import item_row
+    from rlif.graphs.tasks import make_item
+
+    items = []
+    for task in tasks:
+        row = item_row(make_item(task, "small", seed, 0), "train")
+        items.append(
+            DemoItem(
+                data_source=row["data_source"],
+                prompt=row["prompt"][0]["content"],
+                raw_ground_truth=row["reward_model"]["ground_truth"],
+                difficulty=float(row["extra_info"]["difficulty"]),
+                item_id=str(row["extra_info"]["item_id"]),
+            )
+        )
+    return items
+
+
+def normalise_ground_truth(item: DemoItem, where: str) -> str:
+    """Turn an item's raw ground truth into the canonical JSON string its family scores, checked as data is."""
+    from rewards import check_row
+    from rewards.instruction_following import normalize_ground_truth as if_normalise
+    from rewards.logicif import normalize_ground_truth as logicif_normalise
+
+    if item.data_source == "logicif":
+        ground_truth = logicif_normalise(item.raw_ground_truth, where=where)
+    elif item.data_source.startswith("graph/"):
+        ground_truth = str(item.raw_ground_truth)
+    else:
+        ground_truth = if_normalise(item.raw_ground_truth, where=where)
+    check_row(item.data_source, ground_truth, None)
+    return ground_truth
+
+
+def demo_rows(split: str) -> list[dict[str, Any]]:
+    """All built-in items as verl parquet rows (``data_source, prompt, ability, reward_model, extra_info``)."""
+    items = if_items() + logicif_items() + graph_items()
+    rows = []
+    for index, item in enumerate(items):
+        where = f"built-in demo data row {index} field reward_model.ground_truth"
+        rows.append(
+            {
+                "data_source": item.data_source if split == "train" else _val_source(item.data_source),
+                "prompt": [{"role": "user", "content": item.prompt}],
+                "ability": "graph_reasoning" if item.data_source.startswith("graph/") else "instruction_following",
+                "reward_model": {"style": "rule", "ground_truth": normalise_ground_truth(item, where)},
+                "extra_info": {
+                    "split": split,
+                    "index": index,
+                    "item_id": item.item_id,
+                    "difficulty": item.difficulty,
+                },
+            }
+        )
+    return rows
+
+
+def _val_source(source: str) -> str:
+    return "ifeval" if source == "iftrain" else source
+
+
+def write_parquet(rows: list[dict[str, Any]], path: Path) -> Path:
+    """Write rows as parquet atomically (a temporary file renamed into place)."""
+    import pandas as pd
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    pd.DataFrame(rows).to_parquet(tmp, index=False)
+    tmp.replace(path)
+    return path
+
+
+def _corpus() -> list[str]:
+    """Text the tokenizer is trained on: the demo prompts plus plain English, so random output looks word-like
+    and the long graph prompts fit the demo's prompt length."""
+    sentences = [item.prompt for item in if_items() + logicif_items() + graph_items()]
+    sentences += [
+        "The quick brown fox jumps over the lazy dog.",
+        "A small town wakes up slowly, and the bakery opens first.",
+        "Cooking at home saves money, time and keeps you healthy.",
+        "Light from the sun scatters in the air; blue light scatters most.",
+        "Students should sleep well, ask questions and take notes.",
+        "The cat sat by the window and watched the birds all day.",
+        'Answer: {"output": 2, "stats": {"checks": 4}}',
+        "[Alice, Bob, Carol] [0, 1, 2], [1, 2, 3] [AAA, BBB, CCC, AAA]",
+    ]
+    return sentences * 4
+
+
+def build_tokenizer(out_dir: Path) -> Any:
+    """Train a tiny byte-level BPE tokenizer with a ChatML template and save it in Hugging Face format."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=1000, special_tokens=SPECIAL_TOKENS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tokenizer.train_from_iterator(_corpus(), trainer=trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        bos_token=None,
+        unk_token=None,
+        additional_special_tokens=["<|im_start|>"],
+    )
+    fast.chat_template = CHAT_TEMPLATE
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fast.save_pretrained(out_dir)
+    return fast
+
+
+def build_model(out_dir: Path, vocab_size: int, eos_token_id: int, pad_token_id: int, seed: int = 0) -> Path:
+    """Save a randomly initialised 2-layer Qwen3 (head_dim 64: vLLM's CPU attention rejects smaller heads)."""
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    torch.manual_seed(seed)
+    config = Qwen3Config(
+        vocab_size=vocab_size,
+        hidden_size=128,
+        intermediate_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        head_dim=64,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        eos_token_id=eos_token_id,
+        pad_token_id=pad_token_id,
+        bos_token_id=None,
+        dtype="float32",
+    )
+    model = Qwen3ForCausalLM(config)
+    model.generation_config.eos_token_id = eos_token_id
+    model.generation_config.pad_token_id = pad_token_id
+    model.save_pretrained(out_dir)
+    return out_dir
+
+
+@dataclass(frozen=True)
+class DemoAssets:
+    """Where ``prepare`` put everything."""
+
+    model_dir: Path
+    train_file: Path
+    val_file: Path
+
+    def as_json(self) -> str:
+        return json.dumps({k: str(v) for k, v in self.__dict__.items()}, indent=2)
+
+
+def prepare(workdir: Path) -> DemoAssets:
+    """Build tokenizer, model and data under ``workdir`` (rebuilt every time: it takes a few seconds)."""
+    model_dir = workdir / "model"
+    tokenizer = build_tokenizer(model_dir)
+    build_model(model_dir, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
+    train_file = write_parquet(demo_rows("train"), workdir / "data" / "train.parquet")
+    val_file = write_parquet(demo_rows("val"), workdir / "data" / "val.parquet")
+    return DemoAssets(model_dir=model_dir, train_file=train_file, val_file=val_file)

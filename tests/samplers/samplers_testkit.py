@@ -1,0 +1,30 @@
+"""Shared builders for the sampler tests (a unique module name, since test dirs are not packages)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from samplers import Record, SamplingPolicy, build_policy
+
+
+def prepare(
+    name: str, params: Mapping[str, Any] | None = None, seed: int = 0, rows: Mapping[str, int] | None = None
+) -> SamplingPolicy:
+    """Build ``name`` and give it pools from ``rows`` per source (difficulty = row number)."""
+    policy = build_policy(name, params, seed=seed)
+    sizes: dict[tuple[str, int], int] = {}
+    for source, count in (rows or {"iftrain": 100, "logicif": 100}).items():
+        for interval in policy.assign_intervals(source, [float(i) for i in range(count)]):
+            sizes[(source, interval)] = sizes.get((source, interval), 0) + 1
+    policy.set_pools(sizes)
+    return policy
+
+
+def step_records(pools: list[tuple[str, int]], reward: Callable[[str, int, int], float], n: int = 4) -> list[Record]:
+    """``n`` responses per drawn pool; ``reward(source, interval, k)`` scores response k."""
+    return [
+        Record(source, interval, reward(source, interval, k), group=f"p{index}")
+        for index, (source, interval) in enumerate(pools)
+        for k in range(n)
+    ]

@@ -1,0 +1,147 @@
+"""PolicySampledDataset inside verl 0.9.1's real data path: create_rl_dataset + StatefulDataLoader + collate_fn."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("verl")
+
+from glue_testkit import SOURCES, data_config, tokenizer, write_data
+from torchdata.stateful_dataloader import StatefulDataLoader
+from verl.trainer.ppo.utils import create_rl_dataset, create_rl_sampler
+from verl.utils.dataset.rl_dataset import collate_fn
+
+from rlif.verl_glue.hooks import INTERVAL_KEY, PolicySampledDataset
+from samplers import Record
+
+POLICIES: dict[str, dict[str, Any]] = {
+    "uniform": {},
+    "fixed_ratio": {},
+    "ema_reweight": {},
+    "reward_curriculum": {"num_intervals": 3, "min_updates_per_level": 1, "check_every": 1, "threshold": 0.2},
+    "learnability_ucb": {"num_intervals": 2},
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Any]:
+    root = tmp_path_factory.mktemp("glue")
+    train, val = write_data(root / "data")
+    return train, val, tokenizer(root / "tok")
+
+
+def build(files: tuple[Path, Path, Any], policy: str, **extra: Any) -> tuple[Any, Any, StatefulDataLoader]:
+    train, val, tok = files
+    config = data_config(train, val, policy, POLICIES.get(policy, {}), **extra)
+    train_ds = create_rl_dataset(config.train_files, config, tok, None, is_train=True)
+    val_ds = create_rl_dataset(config.val_files, config, tok, None, is_train=False)
+    loader = StatefulDataLoader(
+        dataset=train_ds,
+        batch_size=config.train_batch_size,
+        num_workers=config.dataloader_num_workers,
+        drop_last=True,
+        collate_fn=collate_fn,
+        sampler=create_rl_sampler(config, train_ds),
+    )
+    return train_ds, val_ds, loader
+
+
+def fake_feedback(dataset: PolicySampledDataset, batch: dict[str, Any], step: int) -> dict[str, float]:
+    """Rewards that differ by source and response, in groups of two, like a GRPO step with n=2."""
+    records = []
+    for i, (source, extra) in enumerate(zip(batch["data_source"], batch["extra_info"], strict=True)):
+        for session in range(2):
+            reward = 0.9 if source == "iftrain" else 0.1 * ((i + session + step) % 3)
+            records.append(Record(source, int(extra[INTERVAL_KEY]), reward, group=f"g{step}-{i}"))
+    return dataset.feedback(records)
+
+
+def item_ids(batch: dict[str, Any]) -> list[str]:
+    return [extra["item_id"] for extra in batch["extra_info"]]
+
+
+def test_train_rows_come_from_the_policy_and_val_is_stock(files: tuple[Path, Path, Any]) -> None:
+    train_ds, val_ds, loader = build(files, "uniform")
+    assert isinstance(train_ds, PolicySampledDataset) and train_ds.is_train
+    assert not val_ds.is_train and val_ds.policy is None
+    assert [val_ds[i]["extra_info"]["item_id"] for i in range(3)] == ["iftrain-0", "iftrain-1", "iftrain-2"]
+    seen = Counter()
+    iterator = iter(loader)
+    for _ in range(12):
+        batch = next(iterator)
+        assert set(batch) >= {"data_source", "raw_prompt", "extra_info", "reward_model"}
+        seen.update(batch["data_source"])
+    # uniform over two pools: both sources drawn about equally although logicif has 3x the rows
+    assert set(seen) == set(SOURCES)
+    assert abs(seen["iftrain"] - seen["logicif"]) < 20
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_state_dict_round_trip_gives_identical_next_batches(files: tuple[Path, Path, Any], policy: str) -> None:
+    train_ds, _, loader = build(files, policy)
+    iterator = iter(loader)
+    for step in range(3):
+        fake_feedback(train_ds, next(iterator), step)
+    state = loader.state_dict()
+    expected = []
+    for step in range(3, 6):
+        batch = next(iterator)
+        expected.append(item_ids(batch))
+        fake_feedback(train_ds, batch, step)
+
+    restored_ds, _, restored_loader = build(files, policy)
+    restored_loader.load_state_dict(state)
+    restored_iterator = iter(restored_loader)
+    got = []
+    for step in range(3, 6):
+        batch = next(restored_iterator)
+        got.append(item_ids(batch))
+        fake_feedback(restored_ds, batch, step)
+    assert got == expected
+    assert restored_ds.state_dict() == train_ds.state_dict()
+
+
+def test_feedback_returns_per_source_and_sampler_metrics(files: tuple[Path, Path, Any]) -> None:
+    train_ds, _, loader = build(files, "ema_reweight")
+    metrics = fake_feedback(train_ds, next(iter(loader)), 0)
+    assert any(k.startswith("sampler/") for k in metrics)
+    for source in {k.split("/")[1] for k in metrics if k.startswith("train/")}:
+        assert 0.0 <= metrics[f"train/{source}/reward_mean"] <= 1.0
+        assert metrics[f"train/{source}/count"] > 0
+
+
+def test_ema_moves_draws_to_the_weaker_source_through_verl_data_path(files: tuple[Path, Path, Any]) -> None:
+    train_ds, _, loader = build(files, "ema_reweight")
+    iterator = iter(loader)
+    for step in range(8):  # 64 rows / batch 4 = 16 batches per epoch
+        fake_feedback(train_ds, next(iterator), step)
+    late = Counter()
+    for _ in range(8):
+        late.update(next(iterator)["data_source"])
+    assert late["logicif"] > late["iftrain"]  # logicif's rewards are lower, so it is drawn more
+
+
+def test_prefetching_workers_are_refused(files: tuple[Path, Path, Any]) -> None:
+    with pytest.raises(ValueError, match="dataloader_num_workers=0"):
+        build(files, "uniform", **{"data.dataloader_num_workers": 2})
+
+
+def test_unknown_policy_is_a_clear_error(files: tuple[Path, Path, Any]) -> None:
+    with pytest.raises(ValueError, match="unknown sampling policy"):
+        build(files, "no_such_policy")
+
+
+def test_missing_difficulty_names_file_row_and_field(files: tuple[Path, Path, Any], tmp_path: Path) -> None:
+    from glue_testkit import make_rows
+
+    from rlif.demo_assets import write_parquet
+
+    rows = make_rows("train")
+    del rows[5]["extra_info"]["difficulty"]
+    broken = write_parquet(rows, tmp_path / "broken.parquet")
+    with pytest.raises(ValueError, match=r"broken\.parquet: row 5 field extra_info\.difficulty"):
+        build((broken, files[1], files[2]), "uniform")
