@@ -270,5 +270,6 @@ register_family(
         params=(PARTIAL_CREDIT_PARAM,),
         score=score,
         check_ground_truth=check_ground_truth,
+        check_params=lambda params: _check_partial_credit(params.get(PARTIAL_CREDIT_PARAM, False)),
     )
 )

@@ -21,6 +21,13 @@ It never raises on model output: a malformed answer scores, it does not crash.""
 CheckFn = Callable[[str, Mapping[str, Any] | None], None]
 """``check(ground_truth, extra_info)`` raises ``ValueError`` when a row's ground truth cannot be scored."""
 
+ParamsCheckFn = Callable[[Mapping[str, Any]], None]
+"""``check_params(params)`` raises ``ValueError`` for a bad value of one of the family's reward options."""
+
+
+def accept_any_params(params: Mapping[str, Any]) -> None:
+    """Default ``check_params`` for families whose options need no value check."""
+
 
 @dataclass(frozen=True)
 class TaskFamily:
@@ -36,6 +43,8 @@ class TaskFamily:
             (prefixed with the family name too, e.g. ``graph_reward``).
         score: the scorer (see ``ScoreFn``).
         check_ground_truth: the build-time checker (see ``CheckFn``).
+        check_params: validates the values of the options a run sets (see ``ParamsCheckFn``), so a typo such as
+            ``graph_reward=binery`` fails on the first sample instead of zeroing every reward.
     """
 
     name: str
@@ -44,6 +53,7 @@ class TaskFamily:
     params: tuple[str, ...]
     score: ScoreFn
     check_ground_truth: CheckFn
+    check_params: ParamsCheckFn = accept_any_params
 
 
 _FAMILIES: dict[str, TaskFamily] = {}

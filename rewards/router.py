@@ -36,15 +36,17 @@ def reward_keys() -> tuple[str, ...]:
 
 
 def check_reward_kwargs(kwargs: Mapping[str, Any]) -> None:
-    """Reject reward options no family declares.
+    """Reject reward options no family declares, and bad values of declared ones.
 
     Raises:
-        ValueError: an option is unknown; the message lists the accepted ones.
+        ValueError: an option is unknown (the message lists the accepted ones) or its value is invalid.
     """
     accepted = {p for family in families() for p in family.params}
     unknown = sorted(set(kwargs) - accepted - VERL_INJECTED_KWARGS)
     if unknown:
         raise ValueError(f"unknown reward option(s) {unknown}; accepted: {sorted(accepted)}")
+    for family in families():
+        family.check_params({k: v for k, v in kwargs.items() if k in family.params})
 
 
 def check_row(data_source: str, ground_truth: str, extra_info: Mapping[str, Any] | None = None) -> None:

@@ -6,7 +6,15 @@ Details, formulas and deviations from GraphArena/NPG-Muse: ``docs/np-graph-rewar
 
 from rewards.graph.scorer import score_graph
 from rewards.graph.truth import check_ground_truth
+from rewards.graph.variants import shape_named
 from rewards.registry import TaskFamily, register_family
+
+
+def check_params(params: dict) -> None:
+    """``graph_reward`` must name one of the five variants."""
+    if "graph_reward" in params:
+        shape_named(params["graph_reward"])
+
 
 GRAPH_FAMILY = register_family(
     TaskFamily(
@@ -23,6 +31,7 @@ GRAPH_FAMILY = register_family(
         params=("graph_reward",),
         score=score_graph,
         check_ground_truth=check_ground_truth,
+        check_params=check_params,
     )
 )
 

@@ -75,8 +75,8 @@ def test_default_variant_is_binary():
 
 
 def test_unknown_variant_is_a_config_error_not_a_silent_zero():
-    out = score(think("x", CLIQUE4), "binary_fmt")
-    assert out["reward_error"] == 1  # the router logs the ValueError raised by the scorer
+    with pytest.raises(ValueError, match="unknown variant 'binary_fmt'"):
+        score(think("x", CLIQUE4), "binary_fmt")  # the router checks option values before scoring
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

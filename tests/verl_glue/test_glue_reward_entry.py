@@ -92,6 +92,12 @@ def test_unknown_reward_option_is_a_configuration_error() -> None:
         compute_score("iftrain", "x", ROWS[0]["reward_model"]["ground_truth"], if_rewards="all")
 
 
+@pytest.mark.parametrize("option", [{"graph_reward": "binery"}, {"logicif_partial_credit": "yes"}])
+def test_bad_reward_option_value_fails_on_the_first_sample(option: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        compute_score("logicif", "x", ROWS[0]["reward_model"]["ground_truth"], **option)
+
+
 def test_verl_injected_arguments_are_accepted() -> None:
     result = compute_score(
         "iftrain", "x", ROWS[0]["reward_model"]["ground_truth"], reward_router_address=None, reward_model_tokenizer=None

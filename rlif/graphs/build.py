@@ -1,0 +1,389 @@
+"""Build the graph-task parquet files: ``python -m rlif.graphs.build --count N --out DIR [options]``.
+
+Work is cut into shards of consecutive item indices per (task, size). Each shard is generated and solved by a
+worker (local processes, or Ray tasks when a cluster is reachable) and written by the driver as one JSONL file,
+atomically (temporary file + rename), so an interrupted build resumes where it stopped: a rerun skips every
+shard file that exists. Once all shards exist the driver assembles the outputs:
+
+* ``train_mixed.parquet``: every train row, shuffled (seeded);
+* ``train_level_<k>.parquet``: curriculum level k (each task's train rows ranked by difficulty and cut into
+  ``--levels`` equal parts), rows in mixed order;
+* ``val_easy.parquet`` / ``val_hard.parquet``: the ``small`` / ``large`` validation rows;
+* ``manifest.json``: the configuration, row counts per file and task, and each level's difficulty range.
+
+Items ``0..val_per_size-1`` of every (task, size) are validation items and the next ``count`` are training
+items, so the validation set does not change when ``--count`` grows. See docs/np-graph-data.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import random
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from rlif.graphs.instance import TASKS
+from rlif.graphs.rows import item_row
+from rlif.graphs.tasks import SIZES, check_task_size, make_item
+
+logger = logging.getLogger(__name__)
+
+GENERATOR_VERSION = 1
+"""Bump when generation changes, so old shards are not mixed with new ones (it names the shard folder)."""
+
+RAY_MODES = ("off", "auto", "local")
+VAL_FILES = {"small": "val_easy.parquet", "large": "val_hard.parquet"}
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """What to build.
+
+    Attributes:
+        out: output folder (shards go to ``out/shards/...``).
+        tasks: tasks to build, from ``TASKS``.
+        sizes: sizes to build, from ``SIZES``.
+        count: training items per task and size.
+        val_per_size: validation items per task and size.
+        levels: number of curriculum levels.
+        seed: base seed; item ``i`` of (task, size) is reproducible from it alone.
+        workers: local worker processes (1 = in this process).
+        ray: ``off``; ``auto`` = use the Ray cluster named by ``RAY_ADDRESS`` or started with ``ray start``
+            (see ``ray_cluster_address``), else local processes;
+            ``local`` = start a private local Ray instance with ``workers`` CPUs.
+        shard_size: items per shard file.
+    """
+
+    out: Path
+    tasks: tuple[str, ...] = TASKS
+    sizes: tuple[str, ...] = SIZES
+    count: int = 1000
+    val_per_size: int = 50
+    levels: int = 5
+    seed: int = 0
+    workers: int = 1
+    ray: str = "off"
+    shard_size: int = 32
+
+    def __post_init__(self) -> None:
+        for task in self.tasks:
+            for size in self.sizes:
+                check_task_size(task, size)
+        if not self.tasks or not self.sizes:
+            raise ValueError("tasks/sizes: need at least one task and one size")
+        if len(set(self.tasks)) != len(self.tasks) or len(set(self.sizes)) != len(self.sizes):
+            raise ValueError("tasks/sizes: duplicates")
+        if self.count < 0 or self.val_per_size < 0 or self.count + self.val_per_size == 0:
+            raise ValueError("count/val_per_size: must be >= 0 and not both 0")
+        if self.levels < 1 or self.workers < 1 or self.shard_size < 1:
+            raise ValueError("levels/workers/shard_size: must be >= 1")
+        if self.ray not in RAY_MODES:
+            raise ValueError(f"ray: expected one of {RAY_MODES}, got {self.ray!r}")
+
+    @property
+    def shard_dir(self) -> Path:
+        """Shard folder; its name holds everything a shard's content depends on besides its own range."""
+        return self.out / "shards" / f"v{GENERATOR_VERSION}-seed{self.seed}-val{self.val_per_size}"
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """Items ``start..stop-1`` of one (task, size); picklable, so it can travel to a process or a Ray worker."""
+
+    task: str
+    size: str
+    seed: int
+    start: int
+    stop: int
+    val_per_size: int
+
+    @property
+    def file_name(self) -> str:
+        """The shard's file name inside the shard folder."""
+        return f"{self.task}-{self.size}-{self.start:07d}-{self.stop:07d}.jsonl"
+
+
+def plan_shards(config: BuildConfig) -> list[ShardSpec]:
+    """Every shard the configuration needs, in (task, size, start) order."""
+    total = config.val_per_size + config.count
+    return [
+        ShardSpec(task, size, config.seed, start, min(start + config.shard_size, total), config.val_per_size)
+        for task in config.tasks
+        for size in config.sizes
+        for start in range(0, total, config.shard_size)
+    ]
+
+
+def build_shard(spec: ShardSpec) -> list[dict[str, Any]]:
+    """Generate and solve the shard's items; returns their rows (``index``/``level`` unset)."""
+    rows = []
+    for index in range(spec.start, spec.stop):
+        item = make_item(spec.task, spec.size, spec.seed, index)
+        rows.append(item_row(item, "val" if index < spec.val_per_size else "train"))
+    return rows
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through a temporary file in the same folder, then rename, so readers never see a partial file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_shard(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Write one shard as JSONL, atomically."""
+
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    _atomic_write(path, write)
+
+
+def read_shard(path: Path) -> list[dict[str, Any]]:
+    """Read a shard file back."""
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _run_local(pending: Sequence[ShardSpec], workers: int, done: Callable[[ShardSpec, list], None]) -> None:
+    if workers == 1:
+        for spec in pending:
+            done(spec, build_shard(spec))
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(build_shard, spec): spec for spec in pending}
+        for future in as_completed(futures):
+            done(futures[future], future.result())
+
+
+def ray_cluster_address() -> str | None:
+    """The address of a Ray cluster meant to be shared, or None.
+
+    That is ``RAY_ADDRESS`` if set (Ray jobs and ``ray submit`` set it), else the address ``ray start`` records in
+    ``<RAY_TMPDIR, TMPDIR or /tmp>/ray/ray_current_cluster``. Unlike Ray's own ``address="auto"`` this does not
+    scan the process table, which would also find another program's private ``ray.init()`` instance.
+    """
+    if os.environ.get("RAY_ADDRESS"):
+        return os.environ["RAY_ADDRESS"]
+    temp_root = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or "/tmp"
+    record = Path(temp_root) / "ray" / "ray_current_cluster"
+    address = record.read_text().strip() if record.exists() else ""
+    return address or None
+
+
+def _run_ray(pending: Sequence[ShardSpec], mode: str, workers: int, done: Callable[[ShardSpec, list], None]) -> bool:
+    """Run shards as Ray tasks. Returns False (nothing run) when ``mode`` is ``auto`` and no cluster is known.
+
+    The ``rlif`` package travels to the workers through ``runtime_env.py_modules``, so cluster nodes need only
+    the dependencies (networkx, numpy, highspy, fast-tsp), not this checkout.
+    """
+    if mode == "auto":
+        address = ray_cluster_address()
+        if address is None:
+            logger.info("no Ray cluster reachable (no RAY_ADDRESS, no ray_current_cluster); using local processes")
+            return False
+    import ray
+
+    import rlif
+
+    runtime_env = {"py_modules": [str(Path(rlif.__file__).parent)]}
+    if mode == "auto":
+        logger.info("using the Ray cluster at %s", address)
+        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+    else:
+        ray.init(
+            num_cpus=workers,
+            runtime_env=runtime_env,
+            include_dashboard=False,
+            object_store_memory=100 * 1024 * 1024,
+            log_to_driver=False,
+        )
+    try:
+        remote = ray.remote(num_cpus=1)(build_shard)
+        futures = {remote.remote(spec): spec for spec in pending}
+        while futures:
+            ready, _ = ray.wait(list(futures), num_returns=1)
+            for ref in ready:
+                done(futures.pop(ref), ray.get(ref))
+    finally:
+        ray.shutdown()
+    return True
+
+
+def build_shards(config: BuildConfig) -> list[ShardSpec]:
+    """Build every missing shard (skipping finished ones); returns the full shard plan.
+
+    Raises:
+        ValueError: an item could not be generated (see ``make_item``).
+    """
+    plan = plan_shards(config)
+    pending = [spec for spec in plan if not (config.shard_dir / spec.file_name).exists()]
+    logger.info("%d of %d shards to build in %s", len(pending), len(plan), config.shard_dir)
+    if pending:
+        with tqdm(total=sum(s.stop - s.start for s in pending), unit="item", desc="graph items") as bar:
+
+            def done(spec: ShardSpec, rows: list) -> None:
+                write_shard(config.shard_dir / spec.file_name, rows)
+                bar.update(len(rows))
+
+            if config.ray == "off" or not _run_ray(pending, config.ray, config.workers, done):
+                _run_local(pending, config.workers, done)
+    return plan
+
+
+def assign_levels(rows: Iterable[dict[str, Any]], levels: int) -> dict[str, list[tuple[int, int]]]:
+    """Set ``extra_info.level`` in place; returns each task's (min, max) difficulty per level.
+
+    Train rows of a task are ranked by (difficulty, item id) and cut into ``levels`` parts of equal size, as the
+    NPG-Muse curriculum uses equal-volume levels. A validation row gets the lowest level whose train rows reach
+    its difficulty (the last level if none does; level 0 if the task has no train rows).
+    """
+    by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    val_rows: list[dict[str, Any]] = []
+    for row in rows:
+        info = row["extra_info"]
+        (by_task[info["task"]] if info["split"] == "train" else val_rows).append(row)
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    for task, task_rows in by_task.items():
+        task_rows.sort(key=lambda r: (r["extra_info"]["difficulty"], r["extra_info"]["item_id"]))
+        ranges[task] = []
+        for level in range(levels):
+            part = task_rows[len(task_rows) * level // levels : len(task_rows) * (level + 1) // levels]
+            for row in part:
+                row["extra_info"]["level"] = level
+            if part:
+                ranges[task].append((part[0]["extra_info"]["difficulty"], part[-1]["extra_info"]["difficulty"]))
+    for row in val_rows:
+        info = row["extra_info"]
+        levels_of_task = ranges.get(info["task"], [])
+        reach = [k for k, (_, hi) in enumerate(levels_of_task) if hi >= info["difficulty"]]
+        info["level"] = reach[0] if reach else max(len(levels_of_task) - 1, 0)
+    return ranges
+
+
+def write_parquet(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Write rows as a parquet file (nested columns become structs), atomically."""
+    import pandas as pd
+
+    _atomic_write(path, lambda tmp: pd.DataFrame(list(rows)).to_parquet(tmp, index=False))
+
+
+def _with_index(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    for position, row in enumerate(rows):
+        row["extra_info"]["index"] = position
+    return list(rows)
+
+
+def assemble(config: BuildConfig, plan: Sequence[ShardSpec]) -> dict[str, Any]:
+    """Read all shards of the plan and write the parquet files and the manifest; returns the manifest as written.
+
+    Raises:
+        ValueError: a shard of the plan is missing.
+    """
+    rows: list[dict[str, Any]] = []
+    for spec in plan:
+        path = config.shard_dir / spec.file_name
+        if not path.exists():
+            raise ValueError(f"{path}: shard missing; run the build again")
+        rows.extend(read_shard(path))
+    ranges = assign_levels(rows, config.levels)
+    train = [r for r in rows if r["extra_info"]["split"] == "train"]
+    random.Random(config.seed).shuffle(train)
+    outputs: dict[str, list[dict[str, Any]]] = {"train_mixed.parquet": _with_index(train)}
+    for level in range(config.levels):
+        outputs[f"train_level_{level}.parquet"] = [r for r in train if r["extra_info"]["level"] == level]
+    for size, name in VAL_FILES.items():
+        outputs[name] = _with_index(
+            [r for r in rows if r["extra_info"]["split"] == "val" and r["extra_info"]["size"] == size]
+        )
+    files: dict[str, dict[str, int]] = {}
+    for name, file_rows in outputs.items():
+        if file_rows:
+            write_parquet(config.out / name, file_rows)
+            files[name] = dict(sorted(Counter(r["extra_info"]["task"] for r in file_rows).items()))
+    manifest = {
+        "generator_version": GENERATOR_VERSION,
+        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()},
+        "files": files,
+        "level_difficulty_ranges": ranges,
+    }
+    text = json.dumps(manifest, indent=2) + "\n"
+    _atomic_write(config.out / "manifest.json", lambda tmp: tmp.write_text(text))
+    return json.loads(text)
+
+
+def build(config: BuildConfig) -> dict[str, Any]:
+    """Build missing shards, then assemble the outputs; returns the manifest."""
+    return assemble(config, build_shards(config))
+
+
+def _csv(choices: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+    def parse(text: str) -> tuple[str, ...]:
+        values = tuple(v.strip() for v in text.split(",") if v.strip())
+        unknown = [v for v in values if v not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown {unknown}; choose from {list(choices)}")
+        return values
+
+    return parse
+
+
+def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
+    """Parse the command line into a ``BuildConfig``."""
+    parser = argparse.ArgumentParser(prog="python -m rlif.graphs.build", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument("--tasks", type=_csv(TASKS), default=TASKS, help="comma-separated, default all six")
+    parser.add_argument("--sizes", type=_csv(SIZES), default=SIZES, help="comma-separated: small,large")
+    parser.add_argument("--count", type=int, required=True, help="training items per task and size")
+    parser.add_argument("--val-per-size", type=int, default=50, help="validation items per task and size")
+    parser.add_argument("--levels", type=int, default=5, help="curriculum levels")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local worker processes")
+    parser.add_argument("--ray", choices=RAY_MODES, default="off", help="auto: use a reachable Ray cluster")
+    parser.add_argument("--shard-size", type=int, default=32, help="items per shard file")
+    args = parser.parse_args(argv)
+    return BuildConfig(
+        out=args.out,
+        tasks=args.tasks,
+        sizes=args.sizes,
+        count=args.count,
+        val_per_size=args.val_per_size,
+        levels=args.levels,
+        seed=args.seed,
+        workers=args.workers,
+        ray=args.ray,
+        shard_size=args.shard_size,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    config = parse_args(argv)
+    manifest = build(config)
+    for name, counts in manifest["files"].items():
+        print(f"{config.out / name}: {sum(counts.values())} rows {counts}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""verl rows for graph items: the parquet schema shared by the builder and the GraphArena importer.
+
+One row per instance, verl's RL dataset layout::
+
+    data_source   "graph/<task>"
+    prompt        [{"role": "user", "content": <answer rules + problem>}]
+    ability       "graph_reasoning"
+    reward_model  {"style": "rule", "ground_truth": <canonical JSON of {"task", "graph", "optimum"}>}
+    extra_info    {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer"}
+
+``index`` and ``level`` depend on the whole data set (file position, curriculum rank), so ``item_row`` leaves
+them unset (-1) and the builder fills them in when it writes the files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlif.graphs.instance import difficulty, ground_truth_json
+from rlif.graphs.tasks import SolvedItem
+
+ABILITY = "graph_reasoning"
+
+
+def data_source(task: str) -> str:
+    """The row's ``data_source`` for a task (``graph/tsp``, ...), which the reward router dispatches on."""
+    return f"graph/{task}"
+
+
+def item_row(item: SolvedItem, split: str) -> dict[str, Any]:
+    """The verl row of one solved item, with ``index`` and ``level`` still unset (-1).
+
+    Raises:
+        ValueError: ``split`` is not ``train`` or ``val``, or the item's instance or optimum is invalid.
+    """
+    if split not in ("train", "val"):
+        raise ValueError(f"split: expected 'train' or 'val', got {split!r}")
+    return {
+        "data_source": data_source(item.task),
+        "prompt": [{"role": "user", "content": item.prompt}],
+        "ability": ABILITY,
+        "reward_model": {"style": "rule", "ground_truth": ground_truth_json(item.task, item.instance, item.optimum)},
+        "extra_info": {
+            "split": split,
+            "index": -1,
+            "item_id": item.item_id,
+            "task": item.task,
+            "difficulty": difficulty(item.instance),
+            "size": item.size,
+            "level": -1,
+            "exact_answer": item.optimum,
+        },
+    }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite, slow real-service tests included (CPU demo, Ray/TransferQueue, local Slurm, local hub).
+# Sets up .venv on first use; as root on Debian/Ubuntu it also installs the system packages the Slurm and script
+# tests use (slurm-wlm, shellcheck). Without them those tests skip with a message saying what is missing.
+# Extra arguments go to pytest (e.g. `-m "not slow"` for the fast tests only, or a path).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null && ! command -v slurmctld >/dev/null; then
+  echo "[test] installing system packages: slurm-wlm shellcheck"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends slurm-wlm shellcheck >/dev/null
+fi
+bash scripts/setup_env.sh
+if [[ $# -eq 0 ]]; then
+  set -- -m ""
+fi
+exec .venv/bin/python -m pytest "$@"
