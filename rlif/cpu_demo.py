@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,8 +130,16 @@ def train_phase(overrides: Sequence[str], metrics_file: Path) -> None:
         ray.shutdown()
 
 
-def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout) -> float:
-    """Run one training phase in a child process with the CPU environment; return its wall time in seconds.
+@dataclass(frozen=True)
+class PhaseStats:
+    """Wall time and peak resident memory of one phase's whole process tree (Ray, vLLM and FSDP workers)."""
+
+    wall_s: float
+    peak_rss_gib: float
+
+
+def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout) -> PhaseStats:
+    """Run one training phase in a child process with the CPU environment.
 
     Raises:
         RuntimeError: the phase failed; the message names its log file.
@@ -154,19 +161,38 @@ def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout) -> float
             stderr=subprocess.STDOUT,
             env=env,
         )
-        _show_progress(child, phase, log_file, start)
+        peak = _show_progress(child, phase, log_file, start)
     elapsed = time.monotonic() - start
     if child.returncode != 0:
         raise RuntimeError(f"training phase {phase} failed (exit {child.returncode}); see {log_file}")
-    return elapsed
+    return PhaseStats(wall_s=elapsed, peak_rss_gib=peak / 2**30)
 
 
-def _show_progress(child: subprocess.Popen, phase: int, log_file: Path, start: float) -> None:
-    """Show a live status line with the latest training-progress line of the phase's log until it ends."""
+def _tree_rss(root: Any) -> int:
+    """Resident memory of a process and all its descendants, in bytes (processes that vanish are skipped)."""
+    import psutil
+
+    total = 0
+    try:
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    for process in processes:
+        try:
+            total += process.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
+
+
+def _show_progress(child: subprocess.Popen, phase: int, log_file: Path, start: float) -> int:
+    """Show a live status line with the latest training-progress line until the phase ends; return peak tree RSS."""
+    import psutil
     from rich.console import Console
 
     console = Console(stderr=True)
-    done = threading.Event()
+    root = psutil.Process(child.pid)
+    peak = 0
 
     def last_progress() -> str:
         try:
@@ -179,12 +205,11 @@ def _show_progress(child: subprocess.Popen, phase: int, log_file: Path, start: f
         return "starting Ray, vLLM and the FSDP workers"
 
     with console.status(f"phase {phase}") as status:
-        while not done.is_set():
-            if child.poll() is not None:
-                done.set()
-                break
+        while child.poll() is None:
+            peak = max(peak, _tree_rss(root))
             status.update(f"phase {phase} ({time.monotonic() - start:4.0f}s): {last_progress()}")
             time.sleep(1.0)
+    return peak
 
 
 def read_metrics(path: Path) -> dict[int, dict[str, Any]]:
@@ -229,11 +254,11 @@ def run_demo(workdir: Path) -> int:
     assets = prepare(workdir)
     start = time.monotonic()
     print("[rlif demo] phase 1: 2 GRPO steps, checkpoint at step 2")
-    wall1 = run_phase(1, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 2), layout)
-    print(f"[rlif demo] phase 1 done in {wall1:.0f}s")
+    phase1 = run_phase(1, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 2), layout)
+    print(f"[rlif demo] phase 1 done in {phase1.wall_s:.0f}s, peak memory {phase1.peak_rss_gib:.1f} GiB")
     print("[rlif demo] phase 2: resume from the step-2 checkpoint for step 3")
-    wall2 = run_phase(2, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 3), layout)
-    print(f"[rlif demo] phase 2 done in {wall2:.0f}s")
+    phase2 = run_phase(2, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 3), layout)
+    print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
     steps = {**read_metrics(layout.metrics_file(1)), **read_metrics(layout.metrics_file(2))}
     print("\n".join(summarise(steps)))
     print(f"[rlif demo] total training wall time {time.monotonic() - start:.0f}s")

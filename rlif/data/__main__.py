@@ -1,0 +1,119 @@
+"""Build, validate and cross-check rlif data files locally: ``python -m rlif.data {mixture,eval,validate,overlap}``.
+
+Examples::
+
+    python -m rlif.data eval --ifbench /work/shared/data/ifbench_test.jsonl \\
+        --ifeval /work/shared/data/ifeval_input_data.jsonl --logicif logicifeval_mini.jsonl --out-dir verl_data
+    python -m rlif.data mixture if1000_logicif1000 --seed 0 --sources if_multi.parquet logicif_train.jsonl \\
+        --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out-dir verl_data
+    python -m rlif.data validate verl_data/*.parquet
+    python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
+        verl_data/ifbench_300_ifeval_541_logicif_749.parquet
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rlif.data.files import read_source_rows
+from rlif.data.mixtures import (
+    MixtureSpec,
+    PoolReport,
+    build_eval_rows,
+    build_mixture,
+    find_overlap,
+    load_rows,
+    write_eval,
+    write_mixture,
+)
+from rlif.data.schema import FileSummary, validate_parquet
+from rlif.data.summary import format_table, summary_table
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rlif.data", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    mixture = sub.add_parser("mixture", help="build if{X}_logicif{Y}.parquet from IF and LogicIF source files")
+    mixture.add_argument("name", help="mixture name if{X}_logicif{Y}: X IF rows and Y LogicIF rows")
+    mixture.add_argument("--sources", type=Path, nargs="+", required=True, help="IF and LogicIF source files")
+    mixture.add_argument("--seed", type=int, default=0, help="seed of the draw and shuffle (default 0)")
+    mixture.add_argument("--eval-file", type=Path, help="evaluation parquet; overlapping training rows are dropped")
+    mixture.add_argument("--out-dir", type=Path, default=Path("verl_data"))
+
+    evaluation = sub.add_parser("eval", help="build ifbench_{B}_ifeval_{E}_logicif_{L}.parquet")
+    evaluation.add_argument("--ifbench", type=Path, nargs="*", default=[], help="IFBench jsonl files")
+    evaluation.add_argument("--ifeval", type=Path, nargs="*", default=[], help="IFEval jsonl files")
+    evaluation.add_argument("--logicif", type=Path, nargs="*", default=[], help="LogicIFEval-mini rows")
+    evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"))
+
+    validate = sub.add_parser("validate", help="validate verl parquet files and print a table")
+    validate.add_argument("files", type=Path, nargs="+")
+
+    overlap = sub.add_parser("overlap", help="fail if training rows occur in the evaluation file")
+    overlap.add_argument("train", type=Path)
+    overlap.add_argument("eval", type=Path)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; return 0 on success, 1 on a data error (printed with file, row and field)."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "mixture":
+            return _mixture(args)
+        if args.command == "eval":
+            return _eval(args)
+        if args.command == "validate":
+            summaries = [validate_parquet(p) for p in args.files]
+            print(summary_table(summaries))
+            return 0
+        return _overlap(args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+def _mixture(args: argparse.Namespace) -> int:
+    spec = MixtureSpec.from_name(args.name, seed=args.seed)
+    eval_rows = list(read_source_rows(args.eval_file)) if args.eval_file else []
+    report = PoolReport()
+    rows = build_mixture(spec, load_rows(args.sources), eval_rows=eval_rows, report=report)
+    path = write_mixture(rows, spec, args.out_dir)
+    print(
+        format_table(
+            ["family", "read", "duplicates", "eval overlap", "taken"],
+            [
+                [f, str(report.read[f]), str(report.duplicates[f]), str(report.eval_overlap[f]), str(n)]
+                for f, n in (("if", spec.if_count), ("logicif", spec.logicif_count))
+            ],
+        )
+    )
+    return _print_validated([validate_parquet(path)])
+
+
+def _eval(args: argparse.Namespace) -> int:
+    rows = build_eval_rows(ifbench=args.ifbench, ifeval=args.ifeval, logicif=args.logicif)
+    return _print_validated([validate_parquet(write_eval(rows, args.out_dir))])
+
+
+def _overlap(args: argparse.Namespace) -> int:
+    overlap = find_overlap(read_source_rows(args.train), list(read_source_rows(args.eval)))
+    print(f"{args.train}: {len(overlap.same_prompt)} rows share a prompt with {args.eval}")
+    print(f"{args.train}: {len(overlap.same_task)} LogicIF rows share a task_id with {args.eval}")
+    for item_id in (overlap.same_prompt + overlap.same_task)[:20]:
+        print(f"  {item_id}")
+    return 1 if overlap else 0
+
+
+def _print_validated(summaries: list[FileSummary]) -> int:
+    print(summary_table(summaries))
+    for s in summaries:
+        print(f"wrote {s.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""Download a Hub repo at one pinned commit and prove every file arrived whole.
+
+``snapshot_download`` writes each file to a process-unique ``*.incomplete`` staging file and renames it into
+place when done, so nothing half-written ever sits at a final path. A re-run after an interruption keeps every
+file whose recorded etag still matches and fetches the others again from the start: huggingface_hub 1.33 resumes
+per file, not per byte across processes (since its PR #4228 every process downloads into its own staging file),
+and a killed process leaves its staging file behind, which is removed here once the download is verified.
+
+What the client does not do is tell the caller, after the fact, that the tree on disk *is* the commit. So a
+download here resolves the revision to a commit sha once (the listing and the files then come from the same
+commit even if the branch moves), downloads, and checks each file's size and hash against the Hub's tree listing
+(git blob sha1 for plain files, sha256 for LFS files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from huggingface_hub import HfApi, snapshot_download
+from huggingface_hub.file_download import repo_folder_name
+from huggingface_hub.hf_api import RepoFile
+from huggingface_hub.utils import filter_repo_objects
+
+from rlif.hub.settings import HubSettings
+
+_CHUNK = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file of a repo commit, as the Hub lists it.
+
+    Attributes:
+        path: path in the repo.
+        size: size in bytes.
+        blob_id: git blob sha1 (of the LFS pointer for LFS files).
+        sha256: sha256 of the content for LFS files, else None.
+    """
+
+    path: str
+    size: int
+    blob_id: str
+    sha256: str | None
+
+
+@dataclass(frozen=True)
+class Download:
+    """A verified download.
+
+    Attributes:
+        repo_id: the repo.
+        commit: the commit sha the files come from.
+        root: the directory holding the files (``local_dir``, or the cache's snapshot directory).
+        files: the files that were downloaded and verified.
+    """
+
+    repo_id: str
+    commit: str
+    root: Path
+    files: tuple[RemoteFile, ...]
+
+
+def git_blob_sha1(path: Path) -> str:
+    """Git's object id of a file's content (``sha1("blob <size>\\0" + content)``), as the Hub lists plain files."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    digest.update(f"blob {path.stat().st_size}\0".encode())
+    _feed(digest.update, path)
+    return digest.hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """sha256 of a file's content, as the Hub lists LFS files."""
+    digest = hashlib.sha256()
+    _feed(digest.update, path)
+    return digest.hexdigest()
+
+
+def _feed(update: Callable[[bytes], object], path: Path) -> None:
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            update(chunk)
+
+
+def list_remote_files(
+    api: HfApi, repo_id: str, *, repo_type: str, commit: str, allow_patterns: Sequence[str] | None
+) -> list[RemoteFile]:
+    """List the files of ``repo_id`` at ``commit`` that match ``allow_patterns`` (all when None)."""
+    entries = [e for e in api.list_repo_tree(repo_id, recursive=True, revision=commit, repo_type=repo_type)]
+    files = [e for e in entries if isinstance(e, RepoFile)]
+    selected = filter_repo_objects(files, allow_patterns=list(allow_patterns) if allow_patterns else None, key=_path)
+    return sorted(
+        (RemoteFile(f.path, f.size, f.blob_id, f.lfs.sha256 if f.lfs is not None else None) for f in selected),
+        key=_path,
+    )
+
+
+def _path(item: RepoFile | RemoteFile) -> str:
+    return item.path
+
+
+def verify_files(root: Path, files: Sequence[RemoteFile]) -> None:
+    """Check that every listed file exists under ``root`` with the listed size and hash.
+
+    Raises:
+        ValueError: one line per missing, truncated or corrupted file.
+    """
+    problems = []
+    for remote in files:
+        local = Path(root) / remote.path
+        if not local.is_file():
+            problems.append(f"{local}: missing")
+            continue
+        size = local.stat().st_size
+        if size != remote.size:
+            problems.append(f"{local}: {size} bytes, expected {remote.size}")
+        elif remote.sha256 is not None:
+            if sha256_file(local) != remote.sha256:
+                problems.append(f"{local}: sha256 differs from the Hub's")
+        elif git_blob_sha1(local) != remote.blob_id:
+            problems.append(f"{local}: content differs from the Hub's (git blob id)")
+    if problems:
+        raise ValueError("download incomplete or corrupted:\n  " + "\n  ".join(problems))
+
+
+def remove_stale_partials(staging_dir: Path, *, older_than: float) -> list[Path]:
+    """Delete ``*.incomplete`` staging files left by killed downloads (last written before ``older_than``).
+
+    Files written since ``older_than`` may belong to a download running right now and are kept.
+
+    Returns:
+        The deleted files.
+    """
+    removed = []
+    for partial in sorted(Path(staging_dir).rglob("*.incomplete")) if Path(staging_dir).is_dir() else []:
+        if partial.stat().st_mtime < older_than:
+            partial.unlink(missing_ok=True)
+            removed.append(partial)
+    return removed
+
+
+def download_repo(
+    repo_id: str,
+    *,
+    repo_type: str,
+    settings: HubSettings,
+    revision: str | None = None,
+    allow_patterns: Sequence[str] | None = None,
+    local_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    max_workers: int = 8,
+) -> Download:
+    """Download the files of ``repo_id`` matching ``allow_patterns`` and verify them.
+
+    Exactly one of ``local_dir`` (plain files, e.g. ``verl_data/``) and ``cache_dir`` (the Hub cache layout, for
+    models) is given. Re-running after an interruption resumes: complete files are kept, partial ones are
+    fetched again from their start, and nothing incomplete ever sits at a final path.
+
+    Args:
+        repo_id: ``owner/name``.
+        repo_type: ``dataset`` or ``model``.
+        settings: token and endpoint.
+        revision: branch, tag or commit; None means ``main``.
+        allow_patterns: glob patterns (``fnmatch``, as the Hub client applies them); None takes every file.
+        local_dir: download into this directory.
+        cache_dir: download into this Hub cache.
+        max_workers: parallel file downloads.
+
+    Returns:
+        The verified download.
+
+    Raises:
+        ValueError: both or neither destination given, no file matches, or verification fails.
+        huggingface_hub.errors.RepositoryNotFoundError, RevisionNotFoundError: unknown repo or revision.
+    """
+    if (local_dir is None) == (cache_dir is None):
+        raise ValueError("give exactly one of local_dir and cache_dir")
+    api = HfApi(endpoint=settings.endpoint, token=settings.token)
+    # Asking for the revision explicitly (``/revision/main``) is what pins the commit; it also is the endpoint every
+    # Hub-compatible server has (olah has no bare ``/api/<type>s/<repo>``).
+    commit = api.repo_info(repo_id, repo_type=repo_type, revision=revision or "main").sha
+    if not commit:
+        raise ValueError(f"{repo_id}: the Hub returned no commit for revision {revision or 'main'}")
+    files = list_remote_files(api, repo_id, repo_type=repo_type, commit=commit, allow_patterns=allow_patterns)
+    if not files:
+        raise ValueError(f"{repo_id}@{commit[:12]}: no file matches {list(allow_patterns or ['*'])}")
+    started = time.time()
+    root = snapshot_download(
+        repo_id,
+        repo_type=repo_type,
+        revision=commit,
+        allow_patterns=[f.path for f in files],
+        local_dir=local_dir,
+        cache_dir=cache_dir,
+        token=settings.token,
+        endpoint=settings.endpoint,
+        max_workers=max_workers,
+    )
+    verify_files(Path(root), files)
+    if local_dir is not None:
+        staging = Path(local_dir) / ".cache" / "huggingface" / "download"
+    else:
+        staging = Path(cache_dir) / repo_folder_name(repo_id=repo_id, repo_type=repo_type) / "blobs"
+    remove_stale_partials(staging, older_than=started)
+    return Download(repo_id=repo_id, commit=commit, root=Path(root), files=tuple(files))

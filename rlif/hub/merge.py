@@ -1,0 +1,121 @@
+"""Merge a checkpoint's FSDP shards into a Hugging Face model folder with verl's own model merger.
+
+The merger is verl's (``python -m verl.model_merger merge --backend fsdp``), run as a child process of the
+interpreter that has verl installed: it loads every shard into memory, so a separate process also returns that
+memory as soon as it ends. The output goes to ``global_step_N/hf_merged`` through a temporary sibling directory
+renamed into place, so a merge cut short never looks finished. A marker file records the shards the folder was
+made from (names, sizes, modification times); a re-run with the same shards reuses the folder instead of merging
+again, and changed shards force a fresh merge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlif.hub.checkpoints import Checkpoint
+
+MARKER = ".rlif_merge.json"
+"""Written into the merged folder; excluded from uploads."""
+
+MERGED_DIR_NAME = "hf_merged"
+
+Runner = Callable[[Sequence[str]], subprocess.CompletedProcess]
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """Where the merged model is and whether an earlier merge was reused.
+
+    Attributes:
+        target_dir: the Hugging Face model folder.
+        reused: True when the folder already matched the shards and nothing was merged.
+    """
+
+    target_dir: Path
+    reused: bool
+
+
+def shard_fingerprint(actor_dir: Path) -> dict[str, list[int]]:
+    """``{file name: [size, mtime_ns]}`` for the shards and ``fsdp_config.json``: what a merge depends on."""
+    names = sorted(p.name for p in actor_dir.iterdir() if p.suffix == ".pt" or p.name == "fsdp_config.json")
+    return {n: [(actor_dir / n).stat().st_size, (actor_dir / n).stat().st_mtime_ns] for n in names}
+
+
+def merge_command(actor_dir: Path, target_dir: Path, python: str) -> list[str]:
+    """The verl merger command line (verl.md section 11; identical from verl 0.5.0 to 0.9.1)."""
+    return [
+        python,
+        "-m",
+        "verl.model_merger",
+        "merge",
+        "--backend",
+        "fsdp",
+        "--local_dir",
+        str(actor_dir),
+        "--target_dir",
+        str(target_dir),
+    ]
+
+
+def _run(command: Sequence[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def merge_checkpoint(
+    checkpoint: Checkpoint,
+    *,
+    target_dir: Path | None = None,
+    python: str = sys.executable,
+    runner: Runner = _run,
+) -> MergeResult:
+    """Merge ``checkpoint``'s actor shards into a Hugging Face folder, or reuse an up-to-date earlier merge.
+
+    Args:
+        checkpoint: a complete checkpoint (see ``pick_checkpoint``).
+        target_dir: output folder; default ``global_step_N/hf_merged``.
+        python: interpreter with verl installed.
+        runner: runs the command and returns the completed process (tests substitute it).
+
+    Returns:
+        The folder and whether it was reused.
+
+    Raises:
+        RuntimeError: the merger failed (the message carries the end of its output) or wrote no weights.
+    """
+    target = Path(target_dir) if target_dir is not None else checkpoint.step_dir / MERGED_DIR_NAME
+    fingerprint = shard_fingerprint(checkpoint.actor_dir)
+    if _matches(target, fingerprint):
+        return MergeResult(target, reused=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        done = runner(merge_command(checkpoint.actor_dir, partial, python))
+        if done.returncode != 0:
+            tail = "\n".join(((done.stdout or "") + (done.stderr or "")).splitlines()[-30:])
+            raise RuntimeError(f"verl model merger failed on {checkpoint.actor_dir} (exit {done.returncode}):\n{tail}")
+        if not any(partial.glob("*.safetensors")) and not any(partial.glob("*.bin")):
+            raise RuntimeError(f"verl model merger wrote no weights into {partial}")
+        (partial / MARKER).write_text(json.dumps({"shards": fingerprint}, indent=1, sort_keys=True) + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(partial, target)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return MergeResult(target, reused=False)
+
+
+def _matches(target: Path, fingerprint: dict[str, list[int]]) -> bool:
+    marker = target / MARKER
+    if not marker.is_file():
+        return False
+    try:
+        return json.loads(marker.read_text()).get("shards") == fingerprint
+    except json.JSONDecodeError:
+        return False

@@ -1,0 +1,234 @@
+"""Write the model card (``README.md``) that goes up with a merged checkpoint.
+
+A pushed checkpoint is only useful if someone can tell what it is, so the card records the base model, the
+training and validation files, the sampling policy, the reward options, the step, and the last validation metrics
+logged at or before that step. The facts come from the run itself, never typed by hand:
+
+* the resolved verl config, saved as YAML in the run directory (``config.yaml`` or Hydra's ``.hydra/config.yaml``)
+  or given explicitly; it names the model path, data files, ``data.rlif_sampler`` and
+  ``reward.custom_reward_function``;
+* verl's file logger output (``trainer.logger`` with ``file``, ``VERL_FILE_LOGGER_PATH=<run_dir>/metrics.jsonl``):
+  one JSON object ``{"step", "data"}`` per line, where validation metrics are the ``val-core/`` and ``val-aux/``
+  keys.
+
+A fact that the run did not record is written as "not recorded", never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rlif.hub.checkpoints import Checkpoint
+
+CONFIG_NAMES = ("config.yaml", ".hydra/config.yaml")
+METRICS_NAME = "metrics.jsonl"
+NOT_RECORDED = "not recorded"
+MAX_METRICS = 40
+_CACHE_PATH = re.compile(r"models--(?P<owner>[^/]+?)--(?P<name>[^/]+)/snapshots/")
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the model card says about a checkpoint.
+
+    Attributes:
+        run_name: the run directory's name.
+        step: the checkpoint's ``global_step``.
+        total_steps: ``trainer.total_training_steps`` when set.
+        base_model: a Hub repo id or a path; None when not recorded.
+        train_files: ``data.train_files``.
+        val_files: ``data.val_files``.
+        sampler: ``data.rlif_sampler`` (name, params, seed); None when the run had no config.
+        reward: the reward function and its options; None when the run had no config.
+        val_metrics: the last validation metrics logged at or before ``step``.
+        val_metrics_step: the step those metrics were logged at.
+    """
+
+    run_name: str
+    step: int
+    total_steps: int | None = None
+    base_model: str | None = None
+    train_files: tuple[str, ...] = ()
+    val_files: tuple[str, ...] = ()
+    sampler: Mapping[str, Any] | None = None
+    reward: Mapping[str, Any] | None = None
+    val_metrics: Mapping[str, float] = field(default_factory=dict)
+    val_metrics_step: int | None = None
+
+
+def find_config(run_dir: Path) -> Path | None:
+    """The run's saved verl config, if one of ``CONFIG_NAMES`` exists in ``run_dir``."""
+    for name in CONFIG_NAMES:
+        if (run_dir / name).is_file():
+            return run_dir / name
+    return None
+
+
+def base_model_id(model_path: str) -> str:
+    """A Hub repo id for a model path: ``Qwen/Qwen3-8B`` from a Hub cache snapshot path, else the path as given."""
+    match = _CACHE_PATH.search(model_path)
+    if match:
+        return f"{match['owner']}/{match['name']}"
+    return model_path
+
+
+def read_val_metrics(metrics_file: Path, step: int) -> tuple[dict[str, float], int | None]:
+    """The last record at or before ``step`` that has validation metrics, and its step.
+
+    Raises:
+        ValueError: a line is not a ``{"step", "data"}`` JSON object (names the file and line).
+    """
+    best: dict[str, float] = {}
+    best_step = None
+    with metrics_file.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                record_step = int(record["step"])
+                data = record["data"]
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+                raise ValueError(f"{metrics_file}: line {line_no}: not a verl file-logger record ({err})") from err
+            val = {
+                k: float(v)
+                for k, v in data.items()
+                if k.startswith("val-") and isinstance(v, int | float) and math.isfinite(v)
+            }
+            if val and record_step <= step and (best_step is None or record_step >= best_step):
+                best, best_step = val, record_step
+    return best, best_step
+
+
+def collect_run_info(
+    checkpoint: Checkpoint,
+    *,
+    config_file: Path | None = None,
+    metrics_file: Path | None = None,
+    base_model: str | None = None,
+) -> RunInfo:
+    """Gather the card's facts from the run directory (or the given files).
+
+    Args:
+        checkpoint: the checkpoint being published.
+        config_file: the resolved verl config YAML; default ``find_config(run_dir)``.
+        metrics_file: verl file-logger output; default ``<run_dir>/metrics.jsonl`` when it exists.
+        base_model: overrides the config's model path.
+
+    Raises:
+        ValueError: a given file is missing, or the config or metrics file is malformed.
+    """
+    run_dir = checkpoint.run_dir
+    config_path = config_file if config_file is not None else find_config(run_dir)
+    config: Mapping[str, Any] = {}
+    if config_path is not None:
+        try:
+            loaded = yaml.safe_load(Path(config_path).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as err:
+            raise ValueError(f"{config_path}: cannot read the run config ({err})") from err
+        if not isinstance(loaded, Mapping):
+            raise ValueError(f"{config_path}: the run config is not a mapping")
+        config = loaded
+    metrics_path = metrics_file if metrics_file is not None else run_dir / METRICS_NAME
+    if metrics_file is not None and not metrics_path.is_file():
+        raise ValueError(f"{metrics_path}: metrics file missing")
+    val_metrics, val_step = read_val_metrics(metrics_path, checkpoint.step) if metrics_path.is_file() else ({}, None)
+    model_path = _get(config, "actor_rollout_ref.model.path")
+    total = _get(config, "trainer.total_training_steps")
+    return RunInfo(
+        run_name=run_dir.name,
+        step=checkpoint.step,
+        total_steps=int(total) if isinstance(total, int) else None,
+        base_model=base_model or (base_model_id(str(model_path)) if model_path else None),
+        train_files=_files(_get(config, "data.train_files")),
+        val_files=_files(_get(config, "data.val_files")),
+        sampler=_sampler(config) if config else None,
+        reward=_reward(config) if config else None,
+        val_metrics=val_metrics,
+        val_metrics_step=val_step,
+    )
+
+
+def _get(config: Mapping[str, Any], dotted: str) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _files(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value if isinstance(value, list | tuple) else [value]
+    return tuple(Path(str(v)).name for v in items)
+
+
+def _sampler(config: Mapping[str, Any]) -> dict[str, Any]:
+    node = _get(config, "data.rlif_sampler")
+    if not isinstance(node, Mapping):
+        return {"name": "uniform", "params": {}, "note": "default: no data.rlif_sampler in the config"}
+    return {"name": node.get("name"), "params": dict(node.get("params") or {}), "seed": node.get("seed")}
+
+
+def _reward(config: Mapping[str, Any]) -> dict[str, Any]:
+    node = _get(config, "reward.custom_reward_function")
+    if not isinstance(node, Mapping) or not node.get("path"):
+        return {"function": "verl default (no reward.custom_reward_function)"}
+    return {
+        "function": f"{node.get('path')}:{node.get('name')}",
+        "options": dict(node.get("reward_kwargs") or {}),
+    }
+
+
+def render_model_card(info: RunInfo, *, repo_id: str) -> str:
+    """Render ``README.md``: Hub metadata front matter, then one section per fact."""
+    front: dict[str, Any] = {"library_name": "transformers", "tags": ["rlif", "grpo", "verl"]}
+    if info.base_model and _REPO_ID.match(info.base_model):
+        front["base_model"] = info.base_model
+    lines = ["---", yaml.safe_dump(front, sort_keys=True).rstrip(), "---", "", f"# {repo_id}", ""]
+    steps = f"{info.step}" + (f" of {info.total_steps}" if info.total_steps else "")
+    lines += [
+        f"GRPO checkpoint of run `{info.run_name}` at global step {steps}, trained with rlif on verl 0.9.1 and "
+        "merged from FSDP shards with verl's model merger.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| base model | {_cell(info.base_model)} |",
+        f"| training data | {_cell(', '.join(info.train_files))} |",
+        f"| validation data | {_cell(', '.join(info.val_files))} |",
+        f"| sampler | {_cell(_json(info.sampler))} |",
+        f"| reward | {_cell(_json(info.reward))} |",
+        f"| global step | {steps} |",
+        "",
+        "## Last validation metrics",
+        "",
+    ]
+    if info.val_metrics:
+        lines += [f"Logged at step {info.val_metrics_step}.", "", "| metric | value |", "|---|---|"]
+        core = sorted(k for k in info.val_metrics if k.startswith("val-core/"))
+        shown = core or sorted(info.val_metrics)
+        lines += [f"| `{k}` | {info.val_metrics[k]:.4f} |" for k in shown[:MAX_METRICS]]
+        if len(shown) > MAX_METRICS:
+            lines.append(f"| ({len(shown) - MAX_METRICS} more not shown) | |")
+    else:
+        lines.append(f"{NOT_RECORDED.capitalize()}: no validation metrics at or before this step.")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: str | None) -> str:
+    return value.replace("|", "\\|") if value else NOT_RECORDED
+
+
+def _json(value: Mapping[str, Any] | None) -> str | None:
+    return None if value is None else "`" + json.dumps(value, sort_keys=True, default=str) + "`"

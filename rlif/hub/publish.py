@@ -1,0 +1,139 @@
+"""From a run directory to a Hub repo: pick the checkpoint, merge it, write its card, upload. Also data uploads.
+
+Each step is safe to repeat: the merge is reused while the shards are unchanged, the card is rewritten from the
+same facts, and the upload skips content the repo already has. ``dry_run`` does the local, read-only part (find,
+pick, describe) and sends nothing and writes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlif.data.schema import FileSummary, validate_parquet
+from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint
+from rlif.hub.merge import MARKER, MERGED_DIR_NAME, merge_checkpoint
+from rlif.hub.model_card import collect_run_info, render_model_card
+from rlif.hub.settings import HubSettings
+from rlif.hub.upload import UploadPlan, execute_upload, plan_upload
+
+
+@dataclass(frozen=True)
+class CheckpointRequest:
+    """What to publish.
+
+    Attributes:
+        root: where to look for runs (a run directory itself, or a parent of several).
+        repo_id: target model repo.
+        run: a run directory, or the name of one under ``root``; needed when ``root`` holds several runs.
+        step: the ``global_step``; None takes the latest complete one.
+        private: visibility if the repo is created.
+        python: interpreter with verl, for the merger.
+        config_file: the run's resolved verl config (default: found in the run directory).
+        metrics_file: verl file-logger output (default: ``<run>/metrics.jsonl``).
+        base_model: overrides the base model named in the config.
+    """
+
+    root: Path
+    repo_id: str
+    run: str | None = None
+    step: int | None = None
+    private: bool = True
+    python: str = sys.executable
+    config_file: Path | None = None
+    metrics_file: Path | None = None
+    base_model: str | None = None
+
+
+def select_run(root: Path, run: str | None) -> Path:
+    """Resolve the run directory.
+
+    Raises:
+        ValueError: no run under ``root``, the named run is unknown, or several runs and none named (the message
+            lists them).
+    """
+    runs = find_runs(root)
+    if not runs:
+        raise ValueError(f"{root}: no run directory (one with global_step_N subdirectories) found")
+    if run is None:
+        if len(runs) > 1:
+            listing = "\n  ".join(str(r) for r in runs)
+            raise ValueError(f"{root} holds {len(runs)} runs; choose one with --run:\n  {listing}")
+        return runs[0]
+    for candidate in runs:
+        if candidate == Path(run) or candidate.name == run or candidate == root / run:
+            return candidate
+    raise ValueError(f"run {run!r} not found under {root}; runs: {[str(r) for r in runs]}")
+
+
+def checkpoint_commit_message(checkpoint: Checkpoint) -> str:
+    """``<run> global_step_<N>``: repeated uploads of the same step carry the same message."""
+    return f"{checkpoint.run_dir.name} global_step_{checkpoint.step}"
+
+
+def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Checkpoint, UploadPlan | None, str]:
+    """Pick, merge and card the checkpoint; return it, the upload plan (None on a dry run) and a report.
+
+    Raises:
+        ValueError: no such run or step, incomplete checkpoint, malformed config or metrics.
+        RuntimeError: the merger failed.
+    """
+    run_dir = select_run(Path(request.root), request.run)
+    checkpoint = pick_checkpoint(run_dir, request.step)
+    info = collect_run_info(
+        checkpoint,
+        config_file=request.config_file,
+        metrics_file=request.metrics_file,
+        base_model=request.base_model,
+    )
+    card = render_model_card(info, repo_id=request.repo_id)
+    if dry_run:
+        report = (
+            f"run:        {run_dir}\ncheckpoint: global_step_{checkpoint.step} ({checkpoint.actor_dir})\n"
+            f"would merge into {checkpoint.step_dir / MERGED_DIR_NAME} and upload to {request.repo_id} "
+            f"({'private' if request.private else 'public'} if created)\n\nmodel card:\n{card}"
+        )
+        return checkpoint, None, report
+    merged = merge_checkpoint(checkpoint, python=request.python)
+    (merged.target_dir / "README.md").write_text(card, encoding="utf-8")
+    plan = plan_upload(
+        merged.target_dir,
+        request.repo_id,
+        repo_type="model",
+        commit_message=checkpoint_commit_message(checkpoint),
+        private=request.private,
+        ignore_patterns=(MARKER,),
+    )
+    how = "reused earlier merge" if merged.reused else "merged"
+    report = f"run:        {run_dir}\ncheckpoint: global_step_{checkpoint.step}\n{how}: {merged.target_dir}"
+    return checkpoint, plan, report
+
+
+def publish_checkpoint(request: CheckpointRequest, settings: HubSettings, *, dry_run: bool = False) -> str:
+    """Publish one checkpoint; return the lines to print (what was found, merged and uploaded where)."""
+    _, plan, report = prepare_checkpoint(request, dry_run=dry_run)
+    if plan is None:
+        return report
+    url = execute_upload(plan, settings)
+    return f"{report}\nuploaded {len(plan.files)} files: {url}"
+
+
+def prepare_data_upload(data_dir: Path, repo_id: str, *, private: bool = True) -> tuple[UploadPlan, list[FileSummary]]:
+    """Validate every parquet file of ``data_dir`` and plan a dataset upload of them (plus ``README.md``).
+
+    Raises:
+        ValueError: a file fails validation (names file, row and field) or there is nothing to upload.
+    """
+    data_dir = Path(data_dir)
+    names = sorted(p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*.parquet") if ".cache" not in p.parts)
+    plan = plan_upload(
+        data_dir,
+        repo_id,
+        repo_type="dataset",
+        commit_message=f"rlif data: {', '.join(names)}",
+        private=private,
+        allow_patterns=("*.parquet", "README.md"),
+    )
+    summaries = [validate_parquet(data_dir / f) for f in plan.files if f.endswith(".parquet")]
+    return plan, summaries

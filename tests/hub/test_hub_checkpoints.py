@@ -1,0 +1,289 @@
+"""Checkpoint discovery, merge bookkeeping, model cards and ``hf_upload.py`` against a faked Hub HTTP layer.
+
+The merger here is a stand-in script (the real verl merger runs in ``test_hub_merge_real.py``); the Hub client is
+the real ``huggingface_hub`` with its HTTP transport answered by ``FakeHub``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from hub_fakes import ENDPOINT, fake_hub_transport
+
+import hf_upload
+from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint
+from rlif.hub.merge import MARKER, merge_checkpoint
+from rlif.hub.model_card import base_model_id, collect_run_info, render_model_card
+
+TOKEN = "hf_testTOKEN0123456789secret"
+
+FAKE_MERGER = """#!{python}
+# Stand-in for `python -m verl.model_merger merge --backend fsdp --local_dir A --target_dir T`: counts its calls
+# and writes a tiny model folder, or fails when FAKE_MERGE_FAIL is set.
+import os, sys, pathlib
+args = sys.argv[1:]
+assert args[:4] == ["-m", "verl.model_merger", "merge", "--backend"], args
+with open(os.environ["FAKE_MERGE_LOG"], "a") as log:
+    log.write(" ".join(args) + "\\n")
+if os.environ.get("FAKE_MERGE_FAIL"):
+    print("Traceback: out of memory while loading shards", file=sys.stderr)
+    sys.exit(3)
+target = pathlib.Path(args[args.index("--target_dir") + 1])
+target.mkdir(parents=True)
+(target / "config.json").write_text('{{"model_type": "qwen3"}}')
+(target / "model.safetensors").write_bytes(b"weights of " + args[args.index("--local_dir") + 1].encode())
+"""
+
+
+def make_checkpoint(run_dir: Path, step: int, *, world_size: int = 2, missing_rank: int | None = None) -> Checkpoint:
+    """verl's FSDP checkpoint layout with placeholder shard bytes (enough for discovery and bookkeeping)."""
+    actor = run_dir / f"global_step_{step}" / "actor"
+    (actor / "huggingface").mkdir(parents=True)
+    (actor / "huggingface" / "config.json").write_text('{"model_type": "qwen3"}')
+    (actor / "fsdp_config.json").write_text(json.dumps({"FSDP_version": 2, "world_size": world_size}))
+    for rank in range(world_size):
+        if rank != missing_rank:
+            (actor / f"model_world_size_{world_size}_rank_{rank}.pt").write_bytes(b"shard %d" % rank)
+    return Checkpoint(run_dir, step)
+
+
+@pytest.fixture
+def fake_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = tmp_path / "fake_python"
+    script.write_text(FAKE_MERGER.format(python=sys.executable))
+    script.chmod(0o755)
+    monkeypatch.setenv("FAKE_MERGE_LOG", str(tmp_path / "merges.log"))
+    (tmp_path / "merges.log").write_text("")
+    return script
+
+
+def merges(tmp_path: Path) -> int:
+    return len((tmp_path / "merges.log").read_text().splitlines())
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    run = tmp_path / "checkpoints" / "rlif" / "qwen3-1.7b-if1000"
+    for step in (10, 20):
+        make_checkpoint(run, step)
+    make_checkpoint(run, 30, missing_rank=1)  # still being written when the job was preempted
+    (run / "config.yaml").write_text(
+        """
+actor_rollout_ref:
+  model:
+    path: /hf_cache/models--Qwen--Qwen3-1.7B/snapshots/0123abcd
+data:
+  train_files: [/data/verl_data/if1000_logicif1000.parquet]
+  val_files: /data/verl_data/ifbench_300_ifeval_541_logicif_749.parquet
+  rlif_sampler: {name: reward_curriculum, params: {threshold: 0.5}, seed: 7}
+reward:
+  custom_reward_function: {path: pkg://rlif.verl_glue.hooks, name: compute_score, reward_kwargs: {if_reward: fraction}}
+trainer: {total_training_steps: 500}
+"""
+    )
+    records = [
+        {"step": 9, "data": {"actor/loss": 0.1}},
+        {"step": 10, "data": {"val-core/ifeval/acc/mean@1": 0.61, "val-aux/ifeval/score/mean@1": 0.7}},
+        {"step": 20, "data": {"val-core/ifeval/acc/mean@1": 0.66, "val-core/logicif/acc/mean@1": 0.12}},
+        {"step": 30, "data": {"val-core/ifeval/acc/mean@1": 0.7}},
+    ]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return run
+
+
+def test_find_runs_and_pick_latest_complete(tmp_path: Path, run_dir: Path) -> None:
+    other = tmp_path / "checkpoints" / "rlif" / "other-run"
+    make_checkpoint(other, 5)
+    assert find_runs(tmp_path / "checkpoints") == [other, run_dir]
+    assert pick_checkpoint(run_dir).step == 20
+    assert pick_checkpoint(run_dir, 10).step == 10
+    with pytest.raises(ValueError, match=r"global_step_30 is incomplete:\n.*model_world_size_2_rank_1\.pt: missing"):
+        pick_checkpoint(run_dir, 30)
+    with pytest.raises(ValueError, match=r"no global_step_40 \(have \[10, 20, 30\]\)"):
+        pick_checkpoint(run_dir, 40)
+    broken = tmp_path / "broken"
+    make_checkpoint(broken, 1, missing_rank=0)
+    with pytest.raises(ValueError, match="no complete checkpoint"):
+        pick_checkpoint(broken)
+
+
+def _fake_runner(
+    calls: list[Sequence[str]], fail: bool = False
+) -> Callable[[Sequence[str]], subprocess.CompletedProcess]:
+    def run(command: Sequence[str]) -> subprocess.CompletedProcess:
+        calls.append(list(command))
+        if fail:
+            return subprocess.CompletedProcess(command, 1, stdout="loading shards\n", stderr="KeyError: 'lm_head'\n")
+        target = Path(command[command.index("--target_dir") + 1])
+        target.mkdir(parents=True)
+        (target / "model.safetensors").write_bytes(b"w")
+        return subprocess.CompletedProcess(command, 0, stdout="", stderr="")
+
+    return run
+
+
+def test_merge_is_reused_until_the_shards_change(run_dir: Path) -> None:
+    checkpoint = pick_checkpoint(run_dir)
+    calls: list[Sequence[str]] = []
+    first = merge_checkpoint(checkpoint, python="py", runner=_fake_runner(calls))
+    assert (first.target_dir, first.reused) == (checkpoint.step_dir / "hf_merged", False)
+    assert calls[0][:6] == ["py", "-m", "verl.model_merger", "merge", "--backend", "fsdp"]
+    assert calls[0][calls[0].index("--local_dir") + 1] == str(checkpoint.actor_dir)
+    assert (first.target_dir / MARKER).is_file()
+    assert merge_checkpoint(checkpoint, python="py", runner=_fake_runner(calls)).reused
+    assert len(calls) == 1
+    shard = checkpoint.actor_dir / "model_world_size_2_rank_1.pt"
+    shard.write_bytes(b"retrained shard 1")
+    assert not merge_checkpoint(checkpoint, python="py", runner=_fake_runner(calls)).reused
+    assert len(calls) == 2
+
+
+def test_failed_merge_leaves_no_folder(run_dir: Path) -> None:
+    checkpoint = pick_checkpoint(run_dir)
+    with pytest.raises(RuntimeError, match=r"(?s)exit 1.*KeyError: 'lm_head'"):
+        merge_checkpoint(checkpoint, python="py", runner=_fake_runner([], fail=True))
+    assert sorted(p.name for p in checkpoint.step_dir.iterdir()) == ["actor"]
+
+
+def test_model_card_records_the_run(run_dir: Path) -> None:
+    info = collect_run_info(pick_checkpoint(run_dir))
+    assert info.base_model == "Qwen/Qwen3-1.7B"
+    assert info.val_metrics_step == 20
+    assert info.val_metrics == {"val-core/ifeval/acc/mean@1": 0.66, "val-core/logicif/acc/mean@1": 0.12}
+    card = render_model_card(info, repo_id="me/qwen3-1.7b-rlif")
+    assert card.startswith("---\nbase_model: Qwen/Qwen3-1.7B\n")
+    for expected in (
+        "| training data | if1000_logicif1000.parquet |",
+        "ifbench_300_ifeval_541_logicif_749.parquet",
+        '"name": "reward_curriculum"',
+        '"if_reward": "fraction"',
+        "| global step | 20 of 500 |",
+        "Logged at step 20.",
+        "| `val-core/logicif/acc/mean@1` | 0.1200 |",
+    ):
+        assert expected in card
+
+
+def test_model_card_without_config_says_not_recorded(tmp_path: Path) -> None:
+    checkpoint = make_checkpoint(tmp_path / "bare", 3)
+    card = render_model_card(collect_run_info(checkpoint), repo_id="me/x")
+    assert "| base model | not recorded |" in card
+    assert "Not recorded: no validation metrics" in card
+    assert "base_model" not in card.split("---")[1]
+    assert base_model_id("Qwen/Qwen3-8B") == "Qwen/Qwen3-8B"
+
+
+def _upload(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = hf_upload.main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def hub_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    env_file = tmp_path / "test.env"
+    env_file.write_text(f"HF_TOKEN={TOKEN}\nHF_ENDPOINT={ENDPOINT}\n")
+    for name in ("HF_TOKEN", "HF_ENDPOINT", "HF_DATA_REPO"):
+        monkeypatch.delenv(name, raising=False)
+    return env_file
+
+
+def test_upload_checkpoint_private_idempotent_and_token_free(
+    tmp_path: Path, run_dir: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--env-file", str(hub_env), "checkpoint", "--root", str(tmp_path / "checkpoints")]
+    args += ["--repo-id", "me/qwen3-rlif", "--python", str(fake_python)]
+    with fake_hub_transport() as hub:
+        code, out, err = _upload(args, capsys)
+        assert code == 0, err
+        repo = hub.repos[("model", "me/qwen3-rlif")]
+        assert repo.private
+        assert sorted(repo.files) == ["README.md", "config.json", "model.safetensors"]
+        assert repo.commits == ["qwen3-1.7b-if1000 global_step_20"]
+        assert b"base_model: Qwen/Qwen3-1.7B" in repo.files["README.md"]
+        assert all(auth == f"Bearer {TOKEN}" for _, path, auth in hub.requests if not path.startswith("/api/agent"))
+        code, out2, err2 = _upload(args, capsys)  # re-run: merge reused, nothing changed, no new commit
+        assert code == 0, err2
+        assert repo.commits == ["qwen3-1.7b-if1000 global_step_20"]
+        assert "reused earlier merge" in out2
+        assert hub.unexpected == []
+    assert merges(tmp_path) == 1
+    assert TOKEN not in out + err + out2 + err2
+
+
+def test_dry_run_sends_and_writes_nothing(
+    tmp_path: Path, run_dir: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--env-file", str(hub_env), "checkpoint", "--root", str(run_dir), "--step", "10", "--repo-id", "me/x"]
+    with fake_hub_transport() as hub:
+        code, out, err = _upload([*args, "--python", str(fake_python), "--dry-run"], capsys)
+    assert code == 0, err
+    assert hub.requests == []
+    assert merges(tmp_path) == 0
+    assert not (run_dir / "global_step_10" / "hf_merged").exists()
+    assert "checkpoint: global_step_10" in out and "(private if created)" in out and "Logged at step 10." in out
+    assert TOKEN not in out + err
+
+
+def test_public_existing_repo_is_not_used_for_a_private_upload(
+    tmp_path: Path, run_dir: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hub_fakes import FakeRepo
+
+    with fake_hub_transport() as hub:
+        hub.repos[("model", "me/public")] = FakeRepo(private=False)
+        args = ["--env-file", str(hub_env), "checkpoint", "--root", str(run_dir), "--repo-id", "me/public"]
+        code, _, err = _upload([*args, "--python", str(fake_python)], capsys)
+        assert code == 1
+        assert "already exists and is public" in err
+        assert hub.repos[("model", "me/public")].files == {}
+        code, _, err = _upload([*args, "--python", str(fake_python), "--public"], capsys)
+        assert code == 0, err
+        assert "model.safetensors" in hub.repos[("model", "me/public")].files
+
+
+def test_errors_never_show_the_token(
+    tmp_path: Path, run_dir: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--env-file", str(hub_env), "checkpoint", "--root", str(run_dir), "--repo-id", "me/x"]
+    with fake_hub_transport() as hub:
+        hub.echo_auth_on_commit = True  # a hostile server quoting the Authorization header back
+        code, out, err = _upload([*args, "--python", str(fake_python)], capsys)
+    assert code == 1
+    assert "<HF_TOKEN>" in err
+    assert TOKEN not in out + err
+
+
+def test_several_runs_need_a_choice(
+    tmp_path: Path, run_dir: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_checkpoint(tmp_path / "checkpoints" / "rlif" / "second", 1)
+    args = ["--env-file", str(hub_env), "checkpoint", "--root", str(tmp_path / "checkpoints"), "--repo-id", "me/x"]
+    with fake_hub_transport() as hub:
+        code, _, err = _upload([*args, "--python", str(fake_python), "--dry-run"], capsys)
+        assert code == 1 and "holds 2 runs; choose one with --run" in err
+        code, out, err = _upload([*args, "--python", str(fake_python), "--dry-run", "--run", "second"], capsys)
+        assert code == 0, err
+        assert "global_step_1" in out
+        assert hub.requests == []
+
+
+def test_merger_failure_is_reported(
+    run_dir: Path,
+    fake_python: Path,
+    hub_env: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAKE_MERGE_FAIL", "1")
+    with fake_hub_transport() as hub:
+        args = ["--env-file", str(hub_env), "checkpoint", "--root", str(run_dir), "--repo-id", "me/x"]
+        code, _, err = _upload([*args, "--python", str(fake_python)], capsys)
+    assert code == 1
+    assert "verl model merger failed" in err and "out of memory while loading shards" in err
+    assert hub.repos == {}
