@@ -29,7 +29,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--env-file", type=Path, default=Path(".env"))
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ckpt = sub.add_parser("checkpoint", help="merge and upload one checkpoint of a run")
+    ckpt = sub.add_parser("checkpoint", aliases=["checkpoints"], help="merge and upload one checkpoint of a run")
     ckpt.add_argument("--root", type=Path, default=Path("checkpoints"), help="run directory or a parent of runs")
     ckpt.add_argument("--run", help="run directory or its name under --root (needed when --root has several)")
     ckpt.add_argument("--step", type=int, help="global_step to publish (default: latest complete)")
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = load_settings(args.env_file)
     try:
-        if args.command == "checkpoint":
+        if args.command in ("checkpoint", "checkpoints"):
             request = CheckpointRequest(
                 root=args.root,
                 repo_id=args.repo_id,

@@ -274,17 +274,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry: the whole demo, or (internal) one training phase."""
     parser = argparse.ArgumentParser(prog="python -m rlif.cpu_demo", description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where every output goes")
-    parser.add_argument("--prepare-only", action="store_true", help="build model, tokenizer and data, print paths")
+    parser.add_argument("--prepare", type=Path, metavar="DIR", help="only build model, tokenizer and data in DIR")
     parser.add_argument("--phase-spec", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.phase_spec:
         spec = json.loads(args.phase_spec)
         train_phase(spec["overrides"], Path(spec["metrics_file"]))
         return 0
-    if args.prepare_only:
+    if args.prepare:
         from rlif.demo_assets import prepare
 
-        print(prepare(args.workdir).as_json())
+        print(prepare(args.prepare).as_json())
         return 0
     return run_demo(args.workdir)
 

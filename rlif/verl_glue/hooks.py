@@ -29,6 +29,7 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 
 from rewards import compute_score
 from samplers import Pool, Record, SamplingPolicy, build_policy
+from samplers.drawing import restore_rng, rng_state
 
 __all__ = ["PolicySampledDataset", "RewardFeedbackReplayBuffer", "compute_score"]
 
@@ -134,14 +135,14 @@ class PolicySampledDataset(RLHFDataset):
         """Policy and row-RNG state; ``StatefulDataLoader`` stores it in verl's ``data.pt``."""
         if self.policy is None:
             return {}
-        return {"policy": self.policy.state_dict(), "row_rng": _rng_state(self._row_rng)}
+        return {"policy": self.policy.state_dict(), "row_rng": rng_state(self._row_rng)}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore what ``state_dict`` returned (verl calls this when it resumes from a checkpoint)."""
         if self.policy is None or not state:
             return
         self.policy.load_state_dict(state["policy"])
-        self._row_rng.setstate(_rng_from_state(state["row_rng"]))
+        restore_rng(self._row_rng, state["row_rng"])
 
 
 def per_source_reward_metrics(records: Sequence[Record]) -> dict[str, float]:
@@ -224,12 +225,3 @@ def _plain(value: Any) -> Any:
     """Unwrap TensorDict's NonTensorData to the Python value it holds."""
     return getattr(value, "data", value)
 
-
-def _rng_state(rng: random.Random) -> list[Any]:
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def _rng_from_state(state: Sequence[Any]) -> tuple[Any, ...]:
-    version, internal, gauss = state
-    return (version, tuple(internal), gauss)

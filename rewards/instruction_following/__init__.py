@@ -1,0 +1,25 @@
+"""Instruction-following rewards: IFEval, open-instruct IFEvalG and IFBench checkers behind one task family.
+
+Importing this package registers every checker (``ifeval``, ``ifevalg``, ``ifbench`` modules) in the instruction
+registry and the ``if`` task family (data sources ``ifeval``, ``ifbench``, ``iftrain``) in ``rewards.registry``.
+Data builders call ``normalize_ground_truth`` on every row; the router calls the family's scorer.
+"""
+
+from rewards.instruction_following import ifbench, ifeval, ifevalg  # noqa: F401  (register the checkers)
+from rewards.instruction_following.ground_truth import check_ground_truth, normalize_ground_truth
+from rewards.instruction_following.scoring import METRIC_KEYS, check_if_reward, score_instruction_following
+from rewards.registry import TaskFamily, register_family
+
+IF_FAMILY = register_family(
+    TaskFamily(
+        name="if",
+        prefixes=("ifeval", "ifbench", "iftrain"),
+        metric_keys=METRIC_KEYS,
+        params=("if_reward",),
+        score=score_instruction_following,
+        check_ground_truth=check_ground_truth,
+        check_params=lambda params: check_if_reward(params.get("if_reward", "fraction")),
+    )
+)
+
+__all__ = ["IF_FAMILY", "check_ground_truth", "normalize_ground_truth", "score_instruction_following"]

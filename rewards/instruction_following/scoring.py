@@ -1,0 +1,147 @@
+"""Score one response against its instructions: strict and loose verdicts, the reward and IFEval's four metrics.
+
+Verdicts follow IFEval's evaluation (google-research ``evaluation_lib``): an instruction is followed *strictly*
+when the response is not blank and its checker passes; *loosely* when the checker passes on any of eight
+variants (the response, without its first line, without its last line, without both, each also with every ``*``
+removed; each variant must be non-blank). The reward uses strict verdicts, as RL rewards in open-instruct and
+RLIF do: the fraction of instructions followed (open-instruct's ``IFEvalVerifier``, the default) or 1 only when
+all are (RLIF's binary reward, ``if_reward="all"``).
+
+Logged per prompt (verl averages them over the validation set per data source):
+    ``if_prompt_strict`` / ``if_prompt_loose``: 1 if every instruction is followed, else 0 (IFEval's
+        prompt-level accuracy once averaged).
+    ``if_inst_strict`` / ``if_inst_loose``: the fraction of the prompt's instructions followed. Averaged over
+        prompts this is a macro average; IFEval's instruction-level accuracy is the micro average (followed /
+        total over all instructions). They are equal when every prompt has the same number of instructions.
+    With ``if_reward="all"``, ``if_inst_strict`` still logs the partial progress the binary reward hides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from rewards.instruction_following.ground_truth import parse_canonical
+from rewards.instruction_following.registry import get_instruction
+from rewards.thinking import SplitResponse
+
+IF_REWARDS = ("fraction", "all")
+"""Values of the ``if_reward`` option: fraction of instructions followed (default), or all-or-nothing."""
+
+MAX_ANSWER_CHARS = 50_000
+"""Answers longer than this follow no instruction and are not checked.
+
+About 12k tokens of English, above every response budget in rlif's configs (at most 8,192 tokens); only a runaway
+generation gets there. Checking it would cost seconds per sample (Punkt, Treebank and langdetect are linear but
+slow, times eight loose variants), so such answers score 0. The references have no limit; this is a deliberate
+deviation (docs/instruction-following.md)."""
+
+METRIC_KEYS = ("if_prompt_strict", "if_prompt_loose", "if_inst_strict", "if_inst_loose")
+
+
+def loose_variants(response: str) -> Iterator[str]:
+    """Yield IFEval's loose variants of ``response`` other than the response itself, in the reference's order.
+
+    Args:
+        response: the graded answer.
+
+    Yields:
+        Without ``*``; without the first line; without the last line; without both; and the last three again
+        without ``*``. Line-dropped variants are stripped, as in the reference.
+    """
+    lines = response.split("\n")
+    without_first = "\n".join(lines[1:]).strip()
+    without_last = "\n".join(lines[:-1]).strip()
+    without_both = "\n".join(lines[1:-1]).strip()
+    yield response.replace("*", "")
+    yield without_first
+    yield without_last
+    yield without_both
+    yield without_first.replace("*", "")
+    yield without_last.replace("*", "")
+    yield without_both.replace("*", "")
+
+
+def follows(instruction_id: str, kwargs: Mapping[str, Any], response: str) -> bool:
+    """Strict verdict for one instruction: the response is not blank and the checker passes.
+
+    Args:
+        instruction_id: a registered instruction id.
+        kwargs: its normalised kwargs.
+        response: the graded answer.
+
+    Returns:
+        The verdict.
+    """
+    return bool(response.strip()) and bool(get_instruction(instruction_id).check(response, **kwargs))
+
+
+def verdicts(answer: str, ground_truth: str) -> tuple[list[bool], list[bool]]:
+    """Strict and loose verdicts for every instruction of ``ground_truth``.
+
+    An answer longer than ``MAX_ANSWER_CHARS`` follows nothing. Loose variants are built only when some
+    instruction fails strictly; blank variants and repeats (a response without ``*`` or with a single line yields
+    several equal variants) are checked once, which cannot change a verdict because checkers are pure.
+
+    Args:
+        answer: the graded answer (thinking already removed).
+        ground_truth: canonical ground truth (``normalize_ground_truth``).
+
+    Returns:
+        ``(strict, loose)``, one bool per instruction, in order.
+    """
+    instructions = parse_canonical(ground_truth)
+    if len(answer) > MAX_ANSWER_CHARS:
+        return [False] * len(instructions), [False] * len(instructions)
+    strict = [follows(instruction_id, kwargs, answer) for instruction_id, kwargs in instructions]
+    loose = list(strict)
+    if not all(strict):
+        unique = dict.fromkeys(loose_variants(answer))
+        variants = [variant for variant in unique if variant != answer and variant.strip()]
+        for index, (instruction_id, kwargs) in enumerate(instructions):
+            if not loose[index]:
+                loose[index] = any(follows(instruction_id, kwargs, variant) for variant in variants)
+    return strict, loose
+
+
+def check_if_reward(if_reward: object) -> None:
+    """Raise ``ValueError`` unless ``if_reward`` is one of ``IF_REWARDS`` (a configuration error)."""
+    if if_reward not in IF_REWARDS:
+        raise ValueError(f"if_reward must be one of {list(IF_REWARDS)}, got {if_reward!r}")
+
+
+def score_instruction_following(
+    response: SplitResponse,
+    ground_truth: str,
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    if_reward: str = "fraction",
+) -> dict[str, float]:
+    """The IF task family's scorer (``rewards.registry.ScoreFn``).
+
+    Args:
+        response: the response split by ``rewards.thinking.split_thinking``; only ``answer`` is graded, and an
+            unclosed thinking section has an empty answer, so it scores 0.
+        ground_truth: canonical ground truth.
+        extra_info: the row's ``extra_info`` (unused).
+        if_reward: ``"fraction"`` (default) or ``"all"``.
+
+    Returns:
+        ``score`` (the reward, in [0, 1]), ``acc`` (prompt-level strict, 0 or 1) and ``METRIC_KEYS``.
+
+    Raises:
+        ValueError: ``if_reward`` is not one of ``IF_REWARDS`` (a configuration error).
+    """
+    del extra_info
+    check_if_reward(if_reward)
+    strict, loose = verdicts(response.answer, ground_truth)
+    frac_strict = sum(strict) / len(strict)
+    prompt_strict = float(all(strict))
+    return {
+        "score": frac_strict if if_reward == "fraction" else prompt_strict,
+        "acc": prompt_strict,
+        "if_prompt_strict": prompt_strict,
+        "if_prompt_loose": float(all(loose)),
+        "if_inst_strict": frac_strict,
+        "if_inst_loose": sum(loose) / len(loose),
+    }
