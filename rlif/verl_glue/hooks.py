@@ -224,4 +224,3 @@ def read_records(keys: Sequence[str], partition_id: str) -> list[Record]:
 def _plain(value: Any) -> Any:
     """Unwrap TensorDict's NonTensorData to the Python value it holds."""
     return getattr(value, "data", value)
-
