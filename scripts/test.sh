@@ -5,11 +5,12 @@
 # Extra arguments go to pytest (e.g. `-m "not slow"` for the fast tests only, or a path).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null && ! command -v slurmctld >/dev/null; then
-  echo "[test] installing system packages: slurm-wlm shellcheck"
+if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null \
+  && ! { command -v slurmctld && command -v shellcheck; } >/dev/null; then
+  echo "[test] installing system packages: slurm-wlm munge shellcheck"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends slurm-wlm shellcheck >/dev/null
+  apt-get install -y -qq --no-install-recommends slurm-wlm munge shellcheck >/dev/null
 fi
 bash scripts/setup_env.sh
 # Test-only tools in their own venv: olah (a local hub-compatible server) would change .venv's fastapi/psutil pins.

@@ -1,0 +1,236 @@
+"""Checks for the mistakes verl 0.9.1 composes and validates without complaint.
+
+verl's Hydra compose catches misspelled existing keys and its ``validate_config`` some batch arithmetic, but a
+``+``-added unknown key, a legacy top-level reward key, or a non-zero dataloader worker count with rlif's dataset all
+pass and then silently do nothing (or the wrong thing) hours into a run (docs/verl.md §9). These checks need no verl
+import; ``verl_check`` adds the checks that need verl's composed config (types, enums, verl's own validation).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from rlif.recipes.matrix import RunSpec
+from rlif.recipes.overrides import CPU_PLUS_KEYS, PLUS_KEYS, REWARD_KWARGS, Override
+
+LEGACY_PREFIXES = {
+    "custom_reward_function.": "reward.custom_reward_function.",
+    "reward_model.": "reward.reward_manager. / reward.reward_model.",
+}
+"""Top-level reward keys verl 0.9.1 still composes but ignores (#6710), with their replacements."""
+
+_SLURM_TIME = re.compile(r"^(\d+-)?\d{1,2}(:\d{2}){0,2}$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one run.
+
+    Attributes:
+        run: the run name.
+        key: the config key or matrix field at fault.
+        message: what is wrong and what to do.
+    """
+
+    run: str
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"run {self.run}: {self.key}: {self.message}"
+
+
+class GenerationError(ValueError):
+    """Raised when any run fails a check; carries every problem so one pass reports them all."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("invalid recipe(s):\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def check_overrides(run: RunSpec, overrides: list[Override]) -> list[Problem]:
+    """Key-level checks: added keys, legacy keys, duplicates, the dataset's worker count.
+
+    Args:
+        run: the run the overrides belong to.
+        overrides: all of its overrides (CPU-mode overrides included when ``run.cpu_mode``).
+
+    Returns:
+        The problems found (empty when fine).
+    """
+    problems: list[Problem] = []
+    allowed_plus = PLUS_KEYS + (CPU_PLUS_KEYS if run.cpu_mode else ())
+    for o in overrides:
+        if o.plus and not any(p.match(o.key) for p in allowed_plus):
+            hint = ""
+            if o.key.startswith("reward.custom_reward_function.reward_kwargs."):
+                hint = f"; rlif reward options are {sorted(REWARD_KWARGS)}"
+            problems.append(Problem(run.name, "+" + o.key, f"unknown added key: verl would silently ignore it{hint}"))
+        for legacy, modern in LEGACY_PREFIXES.items():
+            if o.key.startswith(legacy):
+                problems.append(Problem(run.name, o.key, f"legacy reward key ignored by verl 0.9.1; use {modern}"))
+    counts = Counter(o.key for o in overrides)
+    if not run.cpu_mode:  # CPU mode appends overrides on purpose; Hydra lets the last one win
+        problems += [
+            Problem(run.name, key, "set more than once; change the matrix knob instead of adding an override")
+            for key, n in counts.items()
+            if n > 1
+        ]
+    values = {o.key: o.value for o in overrides}
+    if (
+        values.get("data.custom_cls.name") == "PolicySampledDataset"
+        and values.get("data.dataloader_num_workers") != "0"
+    ):
+        problems.append(
+            Problem(
+                run.name,
+                "data.dataloader_num_workers",
+                "must be 0 with PolicySampledDataset (worker processes prefetch stale draws and never see feedback)",
+            )
+        )
+    return problems
+
+
+def check_reward(run: RunSpec) -> list[Problem]:
+    """Reward options are ones rlif's reward families declare, with values they accept.
+
+    The families own the values (``rewards.router.check_reward_kwargs`` calls each family's ``check_params``), so
+    a new variant needs no change here.
+    """
+    from rewards.router import check_reward_kwargs
+
+    try:
+        check_reward_kwargs(run.reward.kwargs)
+    except ValueError as err:
+        return [Problem(run.name, "reward.kwargs", str(err))]
+    return []
+
+
+def check_sampler(run: RunSpec) -> list[Problem]:
+    """The policy exists and accepts its parameters (``samplers.build_policy`` constructs it)."""
+    from samplers import build_policy
+
+    try:
+        build_policy(run.sampler.name, run.sampler.params, seed=run.sampler.seed)
+    except ValueError as err:
+        return [Problem(run.name, "sampler", str(err))]
+    return []
+
+
+def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem]:
+    """Batch sizes divide over the GPUs the way verl's workers split them, and parallel sizes fit the nodes.
+
+    verl's ``validate_config`` checks part of this only after the nodes and GPUs are known; we check it for the
+    resources the trainer uses, with the same arithmetic as the FSDP workers (the train batch times ``n``
+    responses split over the data-parallel ranks, each rank's share split into micro batches).
+
+    Args:
+        run: the run.
+        nnodes: ``trainer.nnodes`` as finally overridden.
+        gpus_per_node: ``trainer.n_gpus_per_node`` as finally overridden.
+    """
+    t, s = run.train, run.slurm
+    world = nnodes * gpus_per_node
+    problems: list[Problem] = []
+
+    def need(ok: bool, key: str, message: str) -> None:
+        if not ok:
+            problems.append(Problem(run.name, key, message))
+
+    for key, value in (
+        ("slurm.nodes", s.nodes),
+        ("slurm.gpus_per_node", s.gpus_per_node),
+        ("slurm.cpus_per_task", s.cpus_per_task),
+        ("train.train_batch_size", t.train_batch_size),
+        ("train.ppo_mini_batch_size", t.ppo_mini_batch_size),
+        ("train.micro_batch_per_gpu", t.micro_batch_per_gpu),
+        ("train.log_prob_micro_batch_per_gpu", t.log_prob_micro_batch_per_gpu),
+        ("train.rollout_n", t.rollout_n),
+        ("train.rollout_tp", t.rollout_tp),
+        ("train.sequence_parallel", t.sequence_parallel),
+        ("train.total_training_steps", t.total_training_steps),
+        ("train.total_epochs", t.total_epochs),
+    ):
+        need(value >= 1, key, f"must be >= 1, got {value}")
+    if problems:
+        return problems
+    need(t.rollout_n >= 2, "train.rollout_n", f"GRPO needs >= 2 responses per prompt, got {t.rollout_n}")
+    need(
+        t.train_batch_size % t.ppo_mini_batch_size == 0,
+        "train.ppo_mini_batch_size",
+        f"{t.ppo_mini_batch_size} does not divide train_batch_size {t.train_batch_size}",
+    )
+    need(
+        (t.train_batch_size * t.rollout_n) % world == 0,
+        "train.train_batch_size",
+        f"{t.train_batch_size} prompts x {t.rollout_n} responses do not split over {world} GPUs",
+    )
+    need(
+        world % t.sequence_parallel == 0,
+        "train.sequence_parallel",
+        f"{t.sequence_parallel} does not divide {world} GPUs",
+    )
+    need(
+        gpus_per_node % t.rollout_tp == 0,
+        "train.rollout_tp",
+        f"{t.rollout_tp} does not divide {gpus_per_node} GPUs per node",
+    )
+    if problems:
+        return problems
+    dp = world // t.sequence_parallel
+    mini = t.ppo_mini_batch_size * t.rollout_n
+    need(mini % dp == 0, "train.ppo_mini_batch_size", f"{mini} responses per mini-batch do not split over {dp} ranks")
+    if mini % dp == 0:
+        per_rank = mini // dp
+        need(
+            per_rank % t.micro_batch_per_gpu == 0,
+            "train.micro_batch_per_gpu",
+            f"{t.micro_batch_per_gpu} does not divide the {per_rank} responses each rank gets per mini-batch",
+        )
+    need(t.save_freq == -1 or t.save_freq >= 1, "train.save_freq", "must be >= 1 or -1 (never)")
+    need(t.test_freq == -1 or t.test_freq >= 1, "train.test_freq", "must be >= 1 or -1 (never)")
+    need(t.lora_rank >= 0, "train.lora_rank", "must be >= 0")
+    need(0.0 < t.gpu_memory_utilization < 1.0, "train.gpu_memory_utilization", "must be in (0, 1)")
+    return problems
+
+
+def check_slurm(run: RunSpec) -> list[Problem]:
+    """Directive values sbatch would reject only at submit time."""
+    s = run.slurm
+    problems: list[Problem] = []
+    if not _SLURM_TIME.match(s.time):
+        problems.append(Problem(run.name, "slurm.time", f"{s.time!r} is not D-HH:MM:SS / HH:MM:SS / MM"))
+    if not 30 <= s.requeue_signal_seconds <= 65535:
+        problems.append(Problem(run.name, "slurm.requeue_signal_seconds", "must be in [30, 65535] (Slurm's limit)"))
+    if not re.fullmatch(r"\d+[KMGT]?", s.mem):
+        problems.append(Problem(run.name, "slurm.mem", f"{s.mem!r} is not a Slurm memory size (0 = whole node)"))
+    for key, value in (("slurm.partition", s.partition), ("slurm.account", s.account)):
+        if value and not re.fullmatch(r"[\w.,-]+", value):
+            problems.append(Problem(run.name, key, f"{value!r} has characters Slurm names never contain"))
+    return problems
+
+
+def check_run(run: RunSpec, overrides: list[Override]) -> list[Problem]:
+    """Every static check of one run.
+
+    Args:
+        run: the run.
+        overrides: all its overrides, in order (a later override of a key wins, as in Hydra).
+
+    Returns:
+        The problems found.
+    """
+    last = {o.key: o.value for o in overrides}
+    try:
+        nnodes, gpus = int(last["trainer.nnodes"]), int(last["trainer.n_gpus_per_node"])
+    except (KeyError, ValueError):
+        return [Problem(run.name, "trainer.nnodes", "trainer.nnodes and trainer.n_gpus_per_node must be integers")]
+    return (
+        check_overrides(run, overrides)
+        + check_reward(run)
+        + check_sampler(run)
+        + check_batches(run, nnodes, gpus)
+        + check_slurm(run)
+    )

@@ -1,0 +1,139 @@
+"""Command line of ``generate_train_recipes.py``: list, select, validate, write and optionally submit runs."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from rlif.recipes.checks import GenerationError
+from rlif.recipes.generate import REPO_ROOT, Written, apply_site, default_verl_python, generate, site_from_env
+from rlif.recipes.matrix import Matrix, RunSpec, load_matrix
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (separate so tests and docs can inspect it)."""
+    parser = argparse.ArgumentParser(
+        prog="generate_train_recipes.py",
+        description="Validate the runs of recipe/matrix.yaml against verl 0.9.1 and write recipe/rlif/<run>.sh.",
+    )
+    parser.add_argument("--matrix", type=Path, default=REPO_ROOT / "recipe" / "matrix.yaml")
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "recipe" / "rlif", help="output directory")
+    parser.add_argument("--list", action="store_true", help="list the runs and exit")
+    parser.add_argument("--stage", action="append", default=[], help="select a stage (repeatable)")
+    parser.add_argument("--run", action="append", default=[], dest="runs", help="select a run by name (repeatable)")
+    parser.add_argument("--dry-run", action="store_true", help="validate and lint, write nothing")
+    parser.add_argument("--nodes", type=int, help="node count for every selected run")
+    parser.add_argument("--partition", help="Slurm partition (default: SLURM_PARTITION in .env)")
+    parser.add_argument("--account", help="Slurm account (default: SLURM_ACCOUNT in .env)")
+    parser.add_argument("--env-file", type=Path, default=REPO_ROOT / ".env")
+    parser.add_argument("--cpu-mode", action="store_true", help="CPU end-to-end variant (<run>_cpu.sh), tests only")
+    parser.add_argument("--verl-python", help="Python with verl 0.9.1 for the config check (default: auto)")
+    parser.add_argument(
+        "--skip-verl-check",
+        action="store_true",
+        help="skip composing against verl's config (not for committed scripts)",
+    )
+    parser.add_argument("--submit", action="store_true", help="sbatch each written script")
+    return parser
+
+
+def list_table(runs: Sequence[RunSpec]) -> Table:
+    """A table describing runs (for ``--list``)."""
+    table = Table(title="rlif runs")
+    for column in ("run", "stage", "model", "think", "train data", "sampler", "reward", "nodes x GPUs"):
+        table.add_column(column)
+    for run in runs:
+        reward = ",".join(f"{k}={v}" for k, v in run.reward.kwargs.items()) or "default"
+        table.add_row(
+            run.name,
+            run.stage,
+            run.model if not run.cpu_mode else "(cpu demo)",
+            "yes" if run.think else "no",
+            ", ".join(Path(f).name for f in run.train_files) or "(cpu demo)",
+            run.sampler.name,
+            reward,
+            f"{run.slurm.nodes} x {run.slurm.gpus_per_node}",
+        )
+    return table
+
+
+def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
+    """What was written (or would be, in a dry run)."""
+    table = Table(title="validated (dry run, nothing written)" if dry_run else "written")
+    for column in ("script", "stage", "nodes x GPUs", "batch x n", "steps", "time", "overrides"):
+        table.add_column(column)
+    for item in written:
+        run = item.run
+        table.add_row(
+            str(item.path.relative_to(REPO_ROOT) if item.path.is_relative_to(REPO_ROOT) else item.path),
+            run.stage,
+            f"{run.slurm.nodes} x {run.slurm.gpus_per_node}",
+            f"{run.train.train_batch_size} x {run.train.rollout_n}",
+            str(run.train.total_training_steps),
+            run.slurm.time,
+            str(item.overrides),
+        )
+    return table
+
+
+def select_runs(matrix: Matrix, args: argparse.Namespace) -> list[RunSpec]:
+    """The selected runs, in CPU mode when asked."""
+    runs = matrix.select(names=args.runs or None, stages=args.stage or None)
+    if args.cpu_mode:
+        runs = [matrix.in_cpu_mode(run) for run in runs]
+    return runs
+
+
+def submit(written: Sequence[Written], console: Console) -> int:
+    """``sbatch`` each script from the repository root; returns the number of failures."""
+    (REPO_ROOT / "log").mkdir(exist_ok=True)
+    failures = 0
+    for item in written:
+        proc = subprocess.run(["sbatch", str(item.path)], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+        output = (proc.stdout + proc.stderr).strip()
+        console.print(f"{item.run.name}: {output}")
+        failures += proc.returncode != 0
+    return failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the generator.
+
+    Returns:
+        0 on success; 1 when a run is invalid or a submission failed; 2 on a usage error.
+    """
+    args = build_parser().parse_args(argv)
+    # Wide when piped (logs, tests), so run names are never cut; the terminal's width otherwise.
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    try:
+        matrix = load_matrix(args.matrix)
+        runs = select_runs(matrix, args)
+    except ValueError as err:
+        console.print(f"[red]error:[/red] {err}", markup=True, highlight=False)
+        return 2
+    if args.list:
+        console.print(list_table(runs))
+        return 0
+    site = site_from_env(args.env_file, args.partition, args.account, args.nodes)
+    runs = [apply_site(run, site) for run in runs]
+    verl_python = None if args.skip_verl_check else (args.verl_python or default_verl_python())
+    if not args.skip_verl_check and verl_python is None:
+        console.print("error: no Python with verl found; pass --verl-python (or --skip-verl-check)", highlight=False)
+        return 2
+    try:
+        written = generate(runs, args.out, verl_python, dry_run=args.dry_run)
+    except GenerationError as err:
+        console.print(str(err), highlight=False, markup=False)
+        return 1
+    if not args.dry_run:
+        (REPO_ROOT / "log").mkdir(exist_ok=True)
+    console.print(summary_table(written, args.dry_run))
+    if args.submit and not args.dry_run:
+        return 1 if submit(written, console) else 0
+    return 0

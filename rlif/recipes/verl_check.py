@@ -1,0 +1,241 @@
+"""Compose each run's overrides against verl 0.9.1's real ``ppo_trainer`` config and check the result.
+
+This is what ``main_ppo`` itself does before it starts Ray (Hydra compose, then ``validate_config``), plus the
+checks verl leaves to run time (docs/verl.md §9): each override's type against the default's type, the enum-like
+names (advantage estimator, rollout engine, strategies, reward manager, KL estimator), the conversion of the
+nodes verl turns into dataclasses, and a full resolve of every interpolation.
+
+It runs as ``python -m rlif.recipes.verl_check`` in a Python that has verl (``run_verl_check`` starts it), reading
+``{"runs": {name: [override, ...]}}`` as JSON on stdin and writing a JSON list of problems to stdout, so the
+generator itself needs no verl import. Importing verl costs ~7-14 s; the config directory is initialised once
+and each run is one compose (~0.4 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from rlif.recipes.checks import Problem
+
+ROLLOUT_NAMES = frozenset({"vllm", "sglang", "trtllm"})
+"""Rollout engines verl 0.9.1 registers (``verl.workers.rollout.base``); an unknown one fails only at start-up."""
+
+STRATEGIES = frozenset({"fsdp", "fsdp2", "megatron"})
+"""Actor/reference strategies verl 0.9.1's workers implement."""
+
+KL_TYPES = frozenset({"kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3", "full"})
+"""KL estimators of ``core_algos.kl_penalty`` (a trailing ``+`` selects the straight-through variant)."""
+
+TRAINER_MODES = frozenset({"sync", "colocate_async", "separate_async"})
+"""``trainer.v1.trainer_mode`` values of verl 0.9.1."""
+
+
+def run_verl_check(runs: Mapping[str, list[str]], python: str, timeout: float = 600.0) -> list[Problem]:
+    """Check every run in one subprocess of ``python``.
+
+    Args:
+        runs: run name -> its override texts (placeholders already substituted).
+        python: an interpreter that can import verl 0.9.1 and this package.
+        timeout: seconds before the check is abandoned.
+
+    Returns:
+        The problems found, in run order.
+
+    Raises:
+        RuntimeError: the checker could not run (no verl there, a crash); the message carries its stderr tail.
+    """
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = here + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("HYDRA_FULL_ERROR", "0")
+    proc = subprocess.run(
+        [python, "-m", "rlif.recipes.verl_check"],
+        input=json.dumps({"runs": dict(runs)}),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"verl config check failed to run with {python} (rc {proc.returncode}):\n{proc.stderr[-3000:]}"
+        )
+    return [Problem(**p) for p in json.loads(proc.stdout.strip().splitlines()[-1])]
+
+
+def check_all(runs: Mapping[str, list[str]]) -> list[Problem]:
+    """Compose and check every run in this process (needs verl, hydra and omegaconf).
+
+    Args:
+        runs: run name -> override texts.
+
+    Returns:
+        The problems found.
+    """
+    import hydra
+    import verl
+    from omegaconf import OmegaConf
+
+    config_dir = os.path.join(os.path.dirname(verl.__file__), "trainer", "config")
+    problems: list[Problem] = []
+    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
+        base = hydra.compose(config_name="ppo_trainer", overrides=[])
+        for name, overrides in runs.items():
+            try:
+                cfg = hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
+            except Exception as err:
+                problems.append(Problem(name, _key_in(str(err)), f"does not compose: {_first_line(err)}"))
+                continue
+            problems += _check_types(name, base, cfg, overrides)
+            problems += _check_names(name, cfg)
+            problems += _check_verl(name, cfg)
+            try:
+                OmegaConf.to_container(cfg, resolve=True)
+            except Exception as err:
+                problems.append(Problem(name, _key_in(str(err)), f"does not resolve: {_first_line(err)}"))
+    return problems
+
+
+def _check_types(name: str, base: Any, cfg: Any, overrides: list[str]) -> list[Problem]:
+    """Each overridden existing key keeps the kind of value verl's default has (the yaml has no schema)."""
+    from omegaconf import OmegaConf
+
+    problems = []
+    for text in overrides:
+        if text.startswith("+"):
+            continue
+        key = text.split("=", 1)[0]
+        try:
+            default = OmegaConf.select(base, key, throw_on_missing=False)
+        except Exception:
+            continue
+        value = OmegaConf.select(cfg, key, throw_on_missing=False)
+        if default is None or value is None or key in STR_OR_LIST_KEYS:
+            continue
+        if not _same_kind(default, value):
+            problems.append(Problem(name, key, f"expects {type(default).__name__} like {default!r}, got {value!r}"))
+    return problems
+
+
+STR_OR_LIST_KEYS = frozenset({"data.train_files", "data.val_files"})
+"""Keys verl documents as a path or a list of paths (its yaml default is a single string)."""
+
+
+def _same_kind(default: Any, value: Any) -> bool:
+    from omegaconf import DictConfig, ListConfig
+
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, int | float)
+    if isinstance(default, int):
+        return isinstance(value, int)
+    if isinstance(default, str):
+        return isinstance(value, str)
+    if isinstance(default, ListConfig | list):
+        return isinstance(value, ListConfig | list)
+    if isinstance(default, DictConfig | dict):
+        return isinstance(value, DictConfig | dict)
+    return True
+
+
+def _check_names(name: str, cfg: Any) -> list[Problem]:
+    """Names verl looks up in registries only once the trainer has started."""
+    from verl.experimental.reward_loop.reward_manager.registry import get_reward_manager_cls
+    from verl.trainer.ppo.core_algos import get_adv_estimator_fn
+
+    problems = []
+    arr = cfg.actor_rollout_ref
+
+    def need(ok: bool, key: str, message: str) -> None:
+        if not ok:
+            problems.append(Problem(name, key, message))
+
+    need(
+        arr.rollout.name in ROLLOUT_NAMES,
+        "actor_rollout_ref.rollout.name",
+        f"{arr.rollout.name!r} not in {sorted(ROLLOUT_NAMES)}",
+    )
+    need(
+        arr.actor.strategy in STRATEGIES,
+        "actor_rollout_ref.actor.strategy",
+        f"{arr.actor.strategy!r} not in {sorted(STRATEGIES)}",
+    )
+    need(
+        arr.ref.strategy in STRATEGIES,
+        "actor_rollout_ref.ref.strategy",
+        f"{arr.ref.strategy!r} not in {sorted(STRATEGIES)}",
+    )
+    kl = str(arr.actor.kl_loss_type).removesuffix("+")
+    need(
+        kl in KL_TYPES, "actor_rollout_ref.actor.kl_loss_type", f"{arr.actor.kl_loss_type!r} not in {sorted(KL_TYPES)}"
+    )
+    mode = cfg.trainer.v1.trainer_mode
+    need(mode in TRAINER_MODES, "trainer.v1.trainer_mode", f"{mode!r} not in {sorted(TRAINER_MODES)}")
+    try:
+        get_adv_estimator_fn(cfg.algorithm.adv_estimator)
+    except ValueError as err:
+        problems.append(Problem(name, "algorithm.adv_estimator", str(err)))
+    if cfg.reward.reward_manager.source == "register":
+        try:
+            get_reward_manager_cls(cfg.reward.reward_manager.name)
+        except (ValueError, KeyError) as err:
+            problems.append(Problem(name, "reward.reward_manager.name", _first_line(err)))
+    return problems
+
+
+def _check_verl(name: str, cfg: Any) -> list[Problem]:
+    """verl's own start-up validation and the dataclass conversion of the nodes its workers convert."""
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import omega_conf_to_dataclass, validate_config
+
+    problems = []
+    try:
+        validate_config(cfg, use_reference_policy=need_reference_policy(cfg), use_critic=need_critic(cfg))
+    except Exception as err:  # verl raises AssertionError, ValueError and Hydra's InstantiationException here
+        problems.append(Problem(name, "validate_config", _root_message(err)))
+    for key in ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "algorithm"):
+        node = cfg
+        for part in key.split("."):
+            node = node[part]
+        try:
+            omega_conf_to_dataclass(node)
+        except Exception as err:
+            problems.append(Problem(name, key, f"rejected by verl's config class: {_root_message(err)}"))
+    return problems
+
+
+def _root_message(err: BaseException) -> str:
+    """The first line of the innermost cause (Hydra wraps verl's own message)."""
+    while err.__cause__ is not None:
+        err = err.__cause__
+    return _first_line(err)
+
+
+def _key_in(message: str) -> str:
+    match = re.search(r"'([\w.+-]+)'", message)
+    return match.group(1) if match else "config"
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0]
+
+
+def main() -> int:
+    """Read runs as JSON on stdin, print the problems as one JSON line on stdout."""
+    request = json.load(sys.stdin)
+    problems = check_all(request["runs"])
+    sys.stdout.write("\n" + json.dumps([p.__dict__ for p in problems]) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Static checks catch what verl 0.9.1 composes without complaint, naming run and key; shipped runs pass."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from rlif.recipes.checks import check_run
+from rlif.recipes.matrix import load_matrix
+from rlif.recipes.overrides import REWARD_KWARGS, all_overrides, build_overrides, parse_override
+
+MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return load_matrix(MATRIX)
+
+
+@pytest.fixture(scope="module")
+def base(matrix):
+    return next(r for r in matrix.runs if r.stage == "smoke")
+
+
+def problems_of(run, extra=()):
+    overrides = build_overrides(run) + [parse_override(t) for t in extra]
+    return check_run(run, overrides)
+
+
+def test_every_shipped_run_passes(matrix):
+    for run in matrix.runs:
+        assert check_run(run, all_overrides(run)) == [], run.name
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "fragment"),
+    [
+        (["+data.sampler.class_path=x.Y"], "+data.sampler.class_path", "silently ignore"),
+        (
+            ["+reward.custom_reward_function.reward_kwargs.if_rewrd=all"],
+            "reward_kwargs.if_rewrd",
+            "rlif reward options",
+        ),
+        (["custom_reward_function.path=pkg://x"], "custom_reward_function.path", "legacy reward key"),
+        (["reward_model.reward_manager=naive"], "reward_model.reward_manager", "legacy reward key"),
+        (["data.dataloader_num_workers=2"], "data.dataloader_num_workers", "must be 0 with PolicySampledDataset"),
+        (["trainer.save_freq=7"], "trainer.save_freq", "set more than once"),
+    ],
+)
+def test_override_mistakes(base, extra, key, fragment):
+    found = [p for p in problems_of(base, extra) if key in p.key]
+    assert found, problems_of(base, extra)
+    assert any(fragment in p.message for p in found), found
+    assert str(found[0]).startswith(f"run {base.name}: ")
+
+
+def test_allowed_plus_keys_pass(base):
+    extra = [
+        "+reward.custom_reward_function.reward_kwargs.logicif_partial_credit=true",
+        "+data.apply_chat_template_kwargs.reasoning_effort=low",
+    ]
+    assert problems_of(base, extra) == []
+
+
+def replace(run, **sections):
+    changes = {}
+    for section, values in sections.items():
+        changes[section] = dataclasses.replace(getattr(run, section), **values)
+    return dataclasses.replace(run, **changes)
+
+
+@pytest.mark.parametrize(
+    ("sections", "key"),
+    [
+        ({"train": {"ppo_mini_batch_size": 100}}, "train.ppo_mini_batch_size"),
+        ({"train": {"train_batch_size": 500, "rollout_n": 3, "ppo_mini_batch_size": 100}}, "train.train_batch_size"),
+        ({"train": {"micro_batch_per_gpu": 48}}, "train.micro_batch_per_gpu"),
+        ({"train": {"sequence_parallel": 3}}, "train.sequence_parallel"),
+        ({"train": {"rollout_tp": 3}}, "train.rollout_tp"),
+        ({"train": {"rollout_n": 1}}, "train.rollout_n"),
+        ({"slurm": {"gpus_per_node": 6}}, "train.train_batch_size"),
+        ({"slurm": {"time": "5 days"}}, "slurm.time"),
+        ({"slurm": {"requeue_signal_seconds": 10}}, "slurm.requeue_signal_seconds"),
+        ({"slurm": {"partition": "gpu;rm"}}, "slurm.partition"),
+        ({"reward": {"kwargs": {"graph_reward": "binary_fmt"}}}, "reward.kwargs"),
+        ({"reward": {"kwargs": {"graph_rewards": "binary"}}}, "reward.kwargs"),
+        ({"sampler": {"name": "nope"}}, "sampler"),
+        ({"sampler": {"name": "uniform", "params": {"alpha": 0.1}}}, "sampler"),
+    ],
+)
+def test_run_level_mistakes(base, sections, key):
+    problems = problems_of(replace(base, **sections))
+    assert key in [p.key for p in problems], problems
+
+
+def test_batches_use_final_trainer_resources(matrix):
+    cpu = next(r for r in matrix.runs if r.cpu_mode)
+    # the CPU profile trains on 1 rank even though Slurm gives it two nodes: 4 x 2 responses fit one rank
+    assert check_run(cpu, all_overrides(cpu)) == []
+    assert any(o.key == "trainer.nnodes" and o.value == "1" for o in all_overrides(cpu))
+
+
+def test_plus_key_allowlist_matches_the_reward_families():
+    from rewards.registry import families
+    from rewards.router import reward_keys
+
+    reward_keys()  # imports every family
+    assert {p for f in families() for p in f.params} == REWARD_KWARGS

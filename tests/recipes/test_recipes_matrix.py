@@ -1,0 +1,118 @@
+"""The shipped matrix declares the group's runs with the group's defaults, and bad matrices fail at load time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rlif.recipes.matrix import load_matrix
+
+MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return load_matrix(MATRIX)
+
+
+def by_stage(matrix, stage):
+    return [run for run in matrix.runs if run.stage == stage]
+
+
+def test_defaults_are_the_groups_setup(matrix):
+    run = next(r for r in matrix.runs if r.name == "slurm_qwen8b_think_if80000_grpo")
+    t = run.train
+    assert (t.total_epochs, t.total_training_steps, t.lr, t.train_batch_size) == (10, 500, 1e-6, 512)
+    assert (t.max_prompt_length, t.max_response_length, t.rollout_n, t.micro_batch_per_gpu) == (2048, 8192, 8, 16)
+    assert (t.use_kl_loss, t.kl_loss_coef, t.kl_loss_type) == (True, 0.001, "low_var_kl")
+    assert run.train_files == ("verl_data/if80000_logicif0.parquet",)
+    assert run.val_files == ("verl_data/ifbench_300_ifeval_541_logicif_749.parquet",)
+    assert (run.slurm.nodes, run.slurm.gpus_per_node) == (1, 8)
+
+
+def test_stage1_is_two_models_by_think_by_data(matrix):
+    runs = by_stage(matrix, "stage1")
+    combos = {(r.model, r.think, r.train_files[0]) for r in runs}
+    assert len(runs) == 8 and len(combos) == 8
+    assert {r.model for r in runs} == {"Qwen/Qwen3-8B", "Qwen/Qwen3-1.7B"}
+    assert {r.train_files[0] for r in runs} == {
+        "verl_data/if80000_logicif0.parquet",
+        "verl_data/if0_logicif80000.parquet",
+    }
+
+
+def test_stage2_names_and_policies(matrix):
+    runs = {r.name: r for r in by_stage(matrix, "stage2")}
+    assert set(runs) == {
+        "stage2_qwen17b_think_1v1",
+        "stage2_qwen17b_think_ema",
+        "stage2_qwen17b_think_ema_rewardCurriculum",
+        "stage2_qwen17b_think_ema_rewardCurriculum_decay",
+    }
+    assert all(r.model == "Qwen/Qwen3-1.7B" and r.think for r in runs.values())
+    assert runs["stage2_qwen17b_think_ema_rewardCurriculum_decay"].sampler.params["interval_decay"] == 0.5
+    assert "interval_decay" not in runs["stage2_qwen17b_think_ema_rewardCurriculum"].sampler.params
+
+
+def test_graph_ablations_cover_volume_rewards_curriculum_and_models(matrix):
+    runs = by_stage(matrix, "graph")
+    volumes = {r.train_files[0] for r in runs if r.reward.kwargs["graph_reward"] == "binary"}
+    assert {f"verl_data/graph/6np_{v}/train_mixed.parquet" for v in (45000, 60000, 90000)} <= volumes
+    assert {r.reward.kwargs["graph_reward"] for r in runs} == {
+        "binary",
+        "binary_format",
+        "binary_format_repeat",
+        "ratio_quality_format_repeat",
+        "complicated",
+    }
+    assert any(r.sampler.name == "reward_curriculum" for r in runs)
+    assert len({r.model for r in runs}) >= 4
+
+
+def test_smoke_run_and_default_selection(matrix):
+    (smoke,) = by_stage(matrix, "smoke")
+    assert smoke.name == "slurm_qwen06b_think_if1000_logicif1000_grpo"
+    assert smoke.model == "Qwen/Qwen3-0.6B" and smoke.think
+    selected = matrix.select()
+    assert smoke in selected and not any(r.cpu_mode for r in selected)
+    assert [r.stage for r in matrix.select(stages=["cpu"])] == ["cpu"]
+
+
+def test_cpu_mode_variant_gets_profile_and_suffix(matrix):
+    cpu = matrix.in_cpu_mode(by_stage(matrix, "smoke")[0])
+    assert cpu.name.endswith("_cpu") and cpu.cpu_mode
+    assert cpu.train.total_training_steps == 4 and cpu.train.save_freq == 1 and cpu.slurm.nodes == 2
+
+
+def test_unknown_selection_lists_known(matrix):
+    with pytest.raises(ValueError, match="known stages"):
+        matrix.select(stages=["stage9"])
+    with pytest.raises(ValueError, match="known runs"):
+        matrix.select(names=["nope"])
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("{name: a, stage: s, description: d, train: {lrr: 1.0}}", r"run 'a'.*unknown key.*train\.lrr"),
+        ("{name: a, stage: s, description: d, train: {rollout_n: eight}}", r"run 'a'.*train\.rollout_n must be int"),
+        ("{name: a, stage: s, description: d, think: 'yes'}", r"think must be true or false"),
+        ("{name: a b, stage: s, description: d}", r"name 'a b' must match"),
+        ("{name: a, description: d}", r"missing required key 'stage'"),
+        ("{name: a, stage: s, description: d, train_files: []}", r"train_files is empty"),
+    ],
+)
+def test_bad_entries_name_run_and_key(tmp_path, entry, message):
+    path = tmp_path / "m.yaml"
+    path.write_text(f"defaults: {{train_files: [x.parquet]}}\nruns:\n  - {entry}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        load_matrix(path)
+
+
+def test_duplicate_run_names(tmp_path):
+    path = tmp_path / "m.yaml"
+    entry = "{name: a, stage: s, description: d, train_files: [x.parquet]}"
+    path.write_text(f"runs:\n  - {entry}\n  - {entry}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="duplicate run name 'a'"):
+        load_matrix(path)

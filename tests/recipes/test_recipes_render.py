@@ -1,0 +1,112 @@
+"""Rendering: strict templates, quoting, directive order, bash syntax, shellcheck, committed scripts current."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import jinja2
+import pytest
+
+from rlif.recipes.generate import REPO_ROOT
+from rlif.recipes.matrix import load_matrix
+from rlif.recipes.overrides import Override, build_overrides, hydra_value, parse_override
+from rlif.recipes.render import make_environment, render_script
+
+MATRIX = REPO_ROOT / "recipe" / "matrix.yaml"
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return load_matrix(MATRIX)
+
+
+@pytest.fixture(scope="module")
+def scripts(matrix):
+    env = make_environment()
+    return {run.name: render_script(run, build_overrides(run), env) for run in matrix.runs}
+
+
+def test_environment_handles_the_jinja_pitfalls(tmp_path):
+    (tmp_path / "t.j2").write_text("n=${#nodes[@]} {{ x }}\n{## comment ##}\n", encoding="utf-8")
+    env = make_environment(tmp_path)
+    assert env.get_template("t.j2").render(x=1) == "n=${#nodes[@]} 1\n"
+    with pytest.raises(jinja2.UndefinedError):
+        env.get_template("t.j2").render()
+
+
+def test_directives_come_before_the_first_command(scripts):
+    for name, text in scripts.items():
+        lines = text.splitlines()
+        first_command = next(i for i, line in enumerate(lines[1:], 1) if line and not line.startswith("#"))
+        directives = [i for i, line in enumerate(lines) if line.startswith("#SBATCH")]
+        assert directives and max(directives) < first_command, name
+        assert text.endswith("\n") and lines[0] == "#!/bin/bash"
+        assert f"#SBATCH --job-name={name}" in lines
+        assert "#SBATCH --requeue" in lines and any(line.startswith("#SBATCH --signal=B:USR1@") for line in lines)
+
+
+def test_overrides_reach_the_script_verbatim(matrix, scripts):
+    run = next(r for r in matrix.runs if r.name == "stage2_qwen17b_think_ema_rewardCurriculum_decay")
+    text = scripts[run.name]
+    assert "+data.rlif_sampler.params.interval_decay=0.5" in text
+    assert "'+data.rlif_sampler.params.curriculum_sources=[logicif]'" in text
+    assert '"trainer.default_local_dir=${CKPT_DIR}"' in text
+    assert "+data.apply_chat_template_kwargs.enable_thinking=true" in text
+    block = text.split("OVERRIDES=(\n", 1)[1].split("\n)\n", 1)[0]
+    assert len(block.splitlines()) == len(build_overrides(run))
+
+
+def test_gpu_scripts_never_touch_cpu_support(matrix, scripts):
+    for run in matrix.runs:
+        assert ("cpu_support" in scripts[run.name]) == run.cpu_mode, run.name
+
+
+def test_bash_syntax(tmp_path, scripts):
+    for name, text in scripts.items():
+        path = tmp_path / f"{name}.sh"
+        path.write_text(text, encoding="utf-8")
+        subprocess.run(["bash", "-n", str(path)], check=True)
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck not installed (apt-get install shellcheck)")
+def test_shellcheck_clean(tmp_path, scripts):
+    paths = []
+    for name, text in scripts.items():
+        paths.append(tmp_path / f"{name}.sh")
+        paths[-1].write_text(text, encoding="utf-8")
+    proc = subprocess.run(["shellcheck", "-s", "bash", *map(str, paths)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_committed_scripts_match_the_matrix(matrix, scripts):
+    out = REPO_ROOT / "recipe" / "rlif"
+    committed = {p.stem: p.read_text(encoding="utf-8") for p in out.glob("*.sh")}
+    expected = {run.name: scripts[run.name] for run in matrix.select()}
+    assert set(committed) == set(expected), "regenerate: python generate_train_recipes.py"
+    stale = [name for name, text in expected.items() if committed[name] != text]
+    assert not stale, f"stale scripts (regenerate): {stale}"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(True, "true"), (0.0, "0"), (1e-6, "1e-06"), (8, "8"), (["a", "graph/"], "[a,graph/]"), (None, "null")],
+)
+def test_hydra_values(value, text):
+    assert hydra_value(value) == text
+
+
+def test_hydra_value_refuses_what_needs_quoting():
+    with pytest.raises(ValueError, match="needs quoting"):
+        hydra_value("a b")
+    with pytest.raises(ValueError, match="cannot express"):
+        hydra_value({"a": 1})
+
+
+def test_override_words():
+    assert Override("a.b", "${MODEL_PATH}").bash_word() == '"a.b=${MODEL_PATH}"'
+    assert parse_override("+x.y=[1,2]").bash_word() == "'+x.y=[1,2]'"
+    with pytest.raises(ValueError, match="malformed override"):
+        parse_override("x.y")
+    assert re.fullmatch(r"'\+a=\$\(rm -rf /\)'", parse_override("+a=$(rm -rf /)").bash_word())

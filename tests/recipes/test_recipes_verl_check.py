@@ -1,0 +1,66 @@
+"""Composing against verl 0.9.1's real config: shipped runs pass, and each mistake verl lets through is caught.
+
+One subprocess composes every case (verl's import dominates: ~10 s idle, more on a loaded machine); slow because
+it needs the verl environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER, REPO_ROOT, default_verl_python
+from rlif.recipes.matrix import load_matrix
+from rlif.recipes.overrides import all_overrides, runtime_values, substitute
+from rlif.recipes.verl_check import run_verl_check
+
+pytestmark = pytest.mark.slow
+
+BROKEN = {
+    "misspelled_key": ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpus=2", "ppo_micro_batch_size_per_gpus"),
+    "wrong_type": ("actor_rollout_ref.rollout.n=eight", "actor_rollout_ref.rollout.n"),
+    "wrong_bool": ("data.filter_overlong_prompts=3", "data.filter_overlong_prompts"),
+    "rollout_engine": ("actor_rollout_ref.rollout.name=vlm", "actor_rollout_ref.rollout.name"),
+    "strategy": ("actor_rollout_ref.actor.strategy=fsdp3", "actor_rollout_ref.actor.strategy"),
+    "reward_manager": ("reward.reward_manager.name=naiive", "reward.reward_manager.name"),
+    "estimator": ("algorithm.adv_estimator=grpoo", "algorithm.adv_estimator"),
+    "trainer_mode": ("trainer.v1.trainer_mode=syncc", "trainer.v1.trainer_mode"),
+    "kl_type": ("actor_rollout_ref.actor.kl_loss_type=k9", "actor_rollout_ref.actor.kl_loss_type"),
+    "validate_config": ("actor_rollout_ref.actor.ppo_micro_batch_size=8", "validate_config"),
+}
+
+
+@pytest.fixture(scope="module")
+def results():
+    python = default_verl_python()
+    if python is None:
+        pytest.skip("no Python with verl 0.9.1 (the repository .venv)")
+    matrix = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml")
+    runs = {}
+    for run in matrix.runs:
+        values = runtime_values(run, "/repo", CPU_MODEL_PLACEHOLDER if run.cpu_mode else None)
+        runs[run.name] = [substitute(o, values) for o in all_overrides(run)]
+    good = runs[matrix.runs[0].name]
+    for name, (override, _) in BROKEN.items():
+        runs[f"broken_{name}"] = [*good, override]
+    problems = run_verl_check(runs, python)
+    return matrix, problems
+
+
+def test_shipped_runs_compose_and_validate(results):
+    matrix, problems = results
+    shipped = {run.name for run in matrix.runs}
+    assert [p for p in problems if p.run in shipped] == []
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_mistake_is_caught_with_its_key(results, case):
+    _, problems = results
+    keys = [p.key for p in problems if p.run == f"broken_{case}"]
+    assert any(BROKEN[case][1] in key for key in keys), keys
+
+
+def test_unrunnable_checker_raises(tmp_path: Path):
+    with pytest.raises(RuntimeError, match="failed to run"):
+        run_verl_check({"x": []}, "/bin/false")

@@ -1,0 +1,35 @@
+"""``sbatch --test-only`` on the local two-node cluster accepts every generated script's directives."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlif.recipes.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("scripts")
+    assert main(["--skip-verl-check", "--out", str(out)]) == 0
+    assert main(["--stage", "cpu", "--skip-verl-check", "--out", str(out)]) == 0
+    assert main(["--stage", "smoke", "--nodes", "2", "--skip-verl-check", "--out", str(out / "two")]) == 0
+    assert main(["--stage", "smoke", "--nodes", "4", "--skip-verl-check", "--out", str(out / "four")]) == 0
+    (out / "log").mkdir()
+    return out
+
+
+def test_every_script_is_accepted(slurm_cluster, generated):
+    scripts = sorted(generated.glob("*.sh")) + sorted((generated / "two").glob("*.sh"))
+    assert len(scripts) >= 25
+    for script in scripts:
+        proc = slurm_cluster.run("sbatch", "--test-only", str(script), check=False)
+        assert proc.returncode == 0, f"{script.name}: {proc.stderr}"
+        assert "to start at" in proc.stderr
+
+
+def test_test_only_rejects_what_the_cluster_cannot_give(slurm_cluster, generated):
+    (script,) = (generated / "four").glob("*.sh")
+    proc = slurm_cluster.run("sbatch", "--test-only", str(script), check=False)
+    assert proc.returncode != 0 and "node configuration is not available" in proc.stderr
