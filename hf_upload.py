@@ -36,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ckpt.add_argument("--repo-id", required=True, help="target model repo owner/name")
     ckpt.add_argument("--python", default=sys.executable, help="interpreter with verl, for the model merger")
     ckpt.add_argument("--config", type=Path, help="the run's resolved verl config YAML (default: found in the run)")
-    ckpt.add_argument("--metrics", type=Path, help="verl file-logger jsonl (default: <run>/metrics.jsonl)")
+    ckpt.add_argument("--metrics", type=Path, help="verl file-logger jsonl (default: every <run>/metrics*.jsonl)")
     ckpt.add_argument("--base-model", help="base model repo id, when the config does not name it")
     ckpt.add_argument("--public", action="store_true", help="create the repo public (default: private)")
     ckpt.add_argument("--dry-run", action="store_true", help="show what would happen; write and send nothing")

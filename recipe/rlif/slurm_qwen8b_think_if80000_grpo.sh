@@ -49,6 +49,9 @@ echo "[$(date -Is)] $RUN_NAME: job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT
 # ---- model, data, checkpoints --------------------------------------------------------------------------------------
 CKPT_DIR="$RLIF_ROOT/checkpoints/rlif/slurm_qwen8b_think_if80000_grpo"
 mkdir -p "$CKPT_DIR" log
+# verl's file logger truncates its file on start, so each attempt of a requeued job gets its own; hf_upload.py reads
+# them all for the model card. Exported before Ray starts so the trainer actor inherits it.
+export VERL_FILE_LOGGER_PATH="$CKPT_DIR/metrics.${SLURM_JOB_ID}.${SLURM_RESTART_COUNT:-0}.jsonl"
 MODEL_PATH=Qwen/Qwen3-8B
 # hf_model_download.py fills HF_CACHE_DIR (.env); point the hub cache there so the repo id resolves locally.
 if [[ -n "${HF_CACHE_DIR:-}" && -z "${HF_HUB_CACHE:-}" ]]; then
@@ -209,7 +212,7 @@ OVERRIDES=(
     trainer.v1.sampler.custom_sampler.path=pkg://rlif.verl_glue.hooks
     trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer
     trainer.critic_warmup=0
-    'trainer.logger=[console,wandb]'
+    'trainer.logger=[console,wandb,file]'
     trainer.project_name=rlif
     trainer.experiment_name=slurm_qwen8b_think_if80000_grpo
     trainer.nnodes=1
@@ -225,7 +228,8 @@ OVERRIDES=(
 )
 
 echo "[$(date -Is)] $RUN_NAME: starting verl on $NNODES node(s), Ray at $RAY_ADDRESS"
-"$PYTHON" -m verl.trainer.main_ppo "${OVERRIDES[@]}" &
+# hydra.run.dir puts the resolved config in $CKPT_DIR/.hydra/config.yaml, where hf_upload.py reads it.
+"$PYTHON" -m verl.trainer.main_ppo "${OVERRIDES[@]}" "hydra.run.dir=$CKPT_DIR" &
 DRIVER_PID=$!
 # `wait` returns early when USR1 arrives, so the trap runs while the trainer is still going.
 status=0

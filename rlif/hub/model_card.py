@@ -7,7 +7,8 @@ logged at or before that step. The facts come from the run itself, never typed b
 * the resolved verl config, saved as YAML in the run directory (``config.yaml`` or Hydra's ``.hydra/config.yaml``)
   or given explicitly; it names the model path, data files, ``data.rlif_sampler`` and
   ``reward.custom_reward_function``;
-* verl's file logger output (``trainer.logger`` with ``file``, ``VERL_FILE_LOGGER_PATH=<run_dir>/metrics.jsonl``):
+* verl's file logger output (``trainer.logger`` with ``file``; the generated scripts set
+  ``VERL_FILE_LOGGER_PATH=<run_dir>/metrics.<job>.<restart>.jsonl``, one file per job attempt):
   one JSON object ``{"step", "data"}`` per line, where validation metrics are the ``val-core/`` and ``val-aux/``
   keys.
 
@@ -29,7 +30,7 @@ import yaml
 from rlif.hub.checkpoints import Checkpoint
 
 CONFIG_NAMES = ("config.yaml", ".hydra/config.yaml")
-METRICS_NAME = "metrics.jsonl"
+METRICS_GLOB = "metrics*.jsonl"
 NOT_RECORDED = "not recorded"
 MAX_METRICS = 40
 _CACHE_PATH = re.compile(r"models--(?P<owner>[^/]+?)--(?P<name>[^/]+)/snapshots/")
@@ -121,7 +122,8 @@ def collect_run_info(
     Args:
         checkpoint: the checkpoint being published.
         config_file: the resolved verl config YAML; default ``find_config(run_dir)``.
-        metrics_file: verl file-logger output; default ``<run_dir>/metrics.jsonl`` when it exists.
+        metrics_file: verl file-logger output; default every ``<run_dir>/metrics*.jsonl`` (the latest validation
+            record across them).
         base_model: overrides the config's model path.
 
     Raises:
@@ -138,10 +140,19 @@ def collect_run_info(
         if not isinstance(loaded, Mapping):
             raise ValueError(f"{config_path}: the run config is not a mapping")
         config = loaded
-    metrics_path = metrics_file if metrics_file is not None else run_dir / METRICS_NAME
-    if metrics_file is not None and not metrics_path.is_file():
-        raise ValueError(f"{metrics_path}: metrics file missing")
-    val_metrics, val_step = read_val_metrics(metrics_path, checkpoint.step) if metrics_path.is_file() else ({}, None)
+    if metrics_file is not None:
+        if not metrics_file.is_file():
+            raise ValueError(f"{metrics_file}: metrics file missing")
+        metrics_paths = [metrics_file]
+    else:
+        # one file per job attempt (metrics.<job>.<restart>.jsonl), oldest first so a later attempt wins a tie
+        metrics_paths = sorted(run_dir.glob(METRICS_GLOB), key=lambda path: path.stat().st_mtime)
+    val_metrics: dict[str, float] = {}
+    val_step = None
+    for path in metrics_paths:
+        metrics, at = read_val_metrics(path, checkpoint.step)
+        if at is not None and (val_step is None or at >= val_step):
+            val_metrics, val_step = metrics, at
     model_path = _get(config, "actor_rollout_ref.model.path")
     total = _get(config, "trainer.total_training_steps")
     return RunInfo(

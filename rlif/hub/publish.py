@@ -31,7 +31,7 @@ class CheckpointRequest:
         private: visibility if the repo is created.
         python: interpreter with verl, for the merger.
         config_file: the run's resolved verl config (default: found in the run directory).
-        metrics_file: verl file-logger output (default: ``<run>/metrics.jsonl``).
+        metrics_file: verl file-logger output (default: every ``<run>/metrics*.jsonl``, one per job attempt).
         base_model: overrides the base model named in the config.
     """
 

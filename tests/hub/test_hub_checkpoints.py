@@ -7,6 +7,7 @@ the real ``huggingface_hub`` with its HTTP transport answered by ``FakeHub``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -287,3 +288,16 @@ def test_merger_failure_is_reported(
     assert code == 1
     assert "verl model merger failed" in err and "out of memory while loading shards" in err
     assert hub.repos == {}
+
+
+def test_model_card_takes_the_latest_validation_across_job_attempts(run_dir: Path) -> None:
+    """A requeued job writes one metrics file per attempt (metrics.<job>.<restart>.jsonl); the latest record wins."""
+    later = {"step": 20, "data": {"val-core/ifeval/acc/mean@1": 0.7}}
+    beyond = {"step": 30, "data": {"val-core/ifeval/acc/mean@1": 0.9}}  # after the published step: ignored
+    first_mtime = (run_dir / "metrics.jsonl").stat().st_mtime
+    for offset, (name, record) in enumerate([("metrics.77.1.jsonl", later), ("metrics.77.2.jsonl", beyond)], start=1):
+        (run_dir / name).write_text(json.dumps(record) + "\n")
+        os.utime(run_dir / name, (first_mtime + offset, first_mtime + offset))
+    info = collect_run_info(pick_checkpoint(run_dir, step=20))
+    assert info.val_metrics_step == 20
+    assert info.val_metrics["val-core/ifeval/acc/mean@1"] == 0.7
