@@ -1,4 +1,4 @@
-"""Build, validate and cross-check rlif data files locally: ``python -m rlif.data {mixture,eval,validate,overlap}``.
+"""Build, validate and cross-check rlif data files locally: ``python -m rlif.data <command>``.
 
 Examples::
 
@@ -6,6 +6,7 @@ Examples::
         --ifeval /work/shared/data/ifeval_input_data.jsonl --logicif logicifeval_mini.jsonl --out-dir verl_data
     python -m rlif.data mixture if1000_logicif1000 --seed 0 --sources if_multi.parquet logicif_train.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out-dir verl_data
+    python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.graphs.build's options
     python -m rlif.data validate verl_data/*.parquet
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
         verl_data/ifbench_300_ifeval_541_logicif_749.parquet
@@ -49,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--logicif", type=Path, nargs="*", default=[], help="LogicIFEval-mini rows")
     evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"))
 
+    sub.add_parser(
+        "graph", add_help=False, help="build NP-graph data with exact optima (options of python -m rlif.graphs.build)"
+    )
     validate = sub.add_parser("validate", help="validate verl parquet files and print a table")
     validate.add_argument("files", type=Path, nargs="+")
 
@@ -60,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; return 0 on success, 1 on a data error (printed with file, row and field)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["graph"]:
+        from rlif.graphs.build import main as build_graph
+
+        return build_graph(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "mixture":

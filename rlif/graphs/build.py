@@ -353,7 +353,11 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--tasks", type=_csv(TASKS), default=TASKS, help="comma-separated, default all six")
     parser.add_argument("--sizes", type=_csv(SIZES), default=SIZES, help="comma-separated: small,large")
-    parser.add_argument("--count", type=int, required=True, help="training items per task and size")
+    amount = parser.add_mutually_exclusive_group(required=True)
+    amount.add_argument("--count", type=int, help="training items per task and size")
+    amount.add_argument(
+        "--volume", type=int, help="training rows in all (the recipes' data volume, e.g. 45000); split evenly"
+    )
     parser.add_argument("--val-per-size", type=int, default=50, help="validation items per task and size")
     parser.add_argument("--levels", type=int, default=5, help="curriculum levels")
     parser.add_argument("--seed", type=int, default=0)
@@ -361,11 +365,17 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     parser.add_argument("--ray", choices=RAY_MODES, default="off", help="auto: use a reachable Ray cluster")
     parser.add_argument("--shard-size", type=int, default=32, help="items per shard file")
     args = parser.parse_args(argv)
+    count = args.count
+    if args.volume is not None:
+        cells = len(args.tasks) * len(args.sizes)
+        if args.volume <= 0 or args.volume % cells:
+            parser.error(f"--volume {args.volume} must be a positive multiple of tasks x sizes = {cells}")
+        count = args.volume // cells
     return BuildConfig(
         out=args.out,
         tasks=args.tasks,
         sizes=args.sizes,
-        count=args.count,
+        count=count,
         val_per_size=args.val_per_size,
         levels=args.levels,
         seed=args.seed,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -149,3 +150,41 @@ def test_ray_cluster_address_comes_from_env_or_ray_start_record(tmp_path, monkey
     assert ray_cluster_address() == "10.1.2.3:6379"
     monkeypatch.setenv("RAY_ADDRESS", "ray://head:10001")
     assert ray_cluster_address() == "ray://head:10001"
+
+
+def test_volume_is_the_total_training_rows_split_evenly(tmp_path: Path) -> None:
+    assert parse_args(["--out", str(tmp_path), "--volume", "45000"]).count == 45000 // 12
+    assert parse_args(["--out", str(tmp_path), "--volume", "30", "--tasks", "mcp,tsp", "--sizes", "small"]).count == 15
+    with pytest.raises(SystemExit):
+        parse_args(["--out", str(tmp_path), "--volume", "45001"])
+    with pytest.raises(SystemExit):
+        parse_args(["--out", str(tmp_path), "--volume", "12", "--count", "1"])
+
+
+def test_data_cli_forwards_graph_builds(tmp_path: Path) -> None:
+    from rlif.data.__main__ import main
+
+    out = tmp_path / "g"
+    assert (
+        main(
+            [
+                "graph",
+                "--out",
+                str(out),
+                "--volume",
+                "2",
+                "--tasks",
+                "mcp,tsp",
+                "--sizes",
+                "small",
+                "--val-per-size",
+                "1",
+                "--levels",
+                "1",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
+    assert (out / "train_mixed.parquet").is_file() and (out / "val_easy.parquet").is_file()
