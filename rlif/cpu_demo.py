@@ -63,7 +63,7 @@ def demo_overrides(
         "data.custom_cls.name=PolicySampledDataset",
         # IF-heavy mix: the random model's IF rewards vary within a group, which gives GRPO a gradient
         "+data.rlif_sampler.name=fixed_ratio",
-        "+data.rlif_sampler.params.weights={iftrain:4,logicif:1,graph/mcp:1,graph/mis:1,graph/mvc:1,graph/tsp:1}",
+        "+data.rlif_sampler.params.weights={iftrain:8,logicif:1,graph/mcp:1,graph/mis:1,graph/mvc:1,graph/tsp:1}",
         "+data.rlif_sampler.seed=0",
         f"actor_rollout_ref.model.path={model_dir.resolve()}",
         "actor_rollout_ref.actor.optim.lr=1e-4",

@@ -39,22 +39,44 @@ class DemoItem:
     item_id: str
 
 
-# --- instruction following: prompts with IFEval-style constraints that random text meets about half the time ----
+# --- instruction following: IFEval constraints whose pass rate on the demo model's random text is near 0.5 -------
+# (measured on 400 samples of the untrained model), so every GRPO group of 4 has reward variance with high
+# probability and the demo's gradient is not zero.
+def _letters(letter: str, count: int, relation: str = "at least") -> dict[str, Any]:
+    return {"letter": letter, "let_frequency": count, "let_relation": relation}
+
+
 _IF_ITEMS = [
-    ("Describe a quiet morning in a small town.", ["punctuation:no_comma", "change_case:english_lowercase"], [{}, {}]),
-    ("Write a short note to a friend about a trip.", ["change_case:english_lowercase"], [{}]),
     (
-        "List three reasons to learn to cook.",
-        ["punctuation:no_comma", "keywords:letter_frequency"],
-        [{}, {"letter": "e", "let_frequency": 2, "let_relation": "at least"}],
+        "Describe a quiet morning in a small town. Use the letter e at least 5 times.",
+        ["keywords:letter_frequency"],
+        [_letters("e", 5)],
     ),
-    ("Explain why the sky looks blue.", ["keywords:forbidden_words"], [{"forbidden_words": ["the", "and"]}]),
     (
-        "Give advice to a new student.",
+        "Write a short note to a friend about a trip. Use the letter t at least 3 times.",
+        ["keywords:letter_frequency"],
+        [_letters("t", 3)],
+    ),
+    (
+        "List three reasons to learn to cook. Use the letter o at least 3 times.",
+        ["keywords:letter_frequency"],
+        [_letters("o", 3)],
+    ),
+    (
+        "Explain why the sky looks blue. Use the letter a fewer than 3 times.",
+        ["keywords:letter_frequency"],
+        [_letters("a", 3, "less than")],
+    ),
+    (
+        "Give advice to a new student in at least 8 words, without commas.",
         ["length_constraints:number_words", "punctuation:no_comma"],
-        [{"num_words": 6, "relation": "at least"}, {}],
+        [{"num_words": 8, "relation": "at least"}, {}],
     ),
-    ("Tell a very short story about a cat.", ["change_case:english_capital"], [{}]),
+    (
+        "Tell a very short story about a cat. Use the letter r at least 3 times.",
+        ["keywords:letter_frequency"],
+        [_letters("r", 3)],
+    ),
 ]
 
 # --- LogicIF: tiny functions; expected output and stats are computed by running them when the data is built ------

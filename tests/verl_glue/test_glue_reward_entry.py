@@ -47,12 +47,15 @@ def test_correct_answers_score_one_per_family() -> None:
     result = compute_score("logicif", answer, logicif["reward_model"]["ground_truth"], logicif["extra_info"])
     assert result["score"] == 1.0 and result["logicif_both"] == 1.0
 
-    lowercase = next(r for r in ROWS if r["extra_info"]["item_id"] == "demo-if-0")
-    good = "a calm morning with soft light and quiet streets"
-    result = compute_score("iftrain", good, lowercase["reward_model"]["ground_truth"], lowercase["extra_info"])
+    advice = next(r for r in ROWS if r["extra_info"]["item_id"] == "demo-if-4")  # >= 8 words, no commas
+    good = "Sleep well and ask questions in every single class"
+    result = compute_score("iftrain", good, advice["reward_model"]["ground_truth"], advice["extra_info"])
     assert result["score"] == 1.0 and result["if_prompt_strict"] == 1.0
-    bad = "A calm morning, with soft light."
-    result = compute_score("iftrain", bad, lowercase["reward_model"]["ground_truth"], lowercase["extra_info"])
+    half = "Sleep well, ask questions, take notes, and rest often"
+    result = compute_score("iftrain", half, advice["reward_model"]["ground_truth"], advice["extra_info"])
+    assert result["score"] == 0.5 and result["if_prompt_strict"] == 0.0
+    bad = "Sleep, well."
+    result = compute_score("iftrain", bad, advice["reward_model"]["ground_truth"], advice["extra_info"])
     assert result["score"] == 0.0
 
     mcp = next(r for r in ROWS if r["data_source"] == "graph/mcp")
@@ -66,11 +69,11 @@ def test_correct_answers_score_one_per_family() -> None:
 
 
 def test_thinking_is_stripped_and_an_unclosed_think_scores_zero() -> None:
-    lowercase = next(r for r in ROWS if r["extra_info"]["item_id"] == "demo-if-0")
-    truth = lowercase["reward_model"]["ground_truth"]
-    closed = compute_score("iftrain", "<think>Plan, Then Answer.</think>all lowercase here", truth)
+    truth = next(r for r in ROWS if r["extra_info"]["item_id"] == "demo-if-4")["reward_model"]["ground_truth"]
+    answer = "Sleep well and ask questions in every single class"
+    closed = compute_score("iftrain", f"<think>Plan, then answer, briefly.</think>{answer}", truth)
     assert closed["score"] == 1.0 and closed["think_unclosed"] == 0.0
-    unclosed = compute_score("iftrain", "<think>all lowercase here", truth)
+    unclosed = compute_score("iftrain", f"<think>{answer}", truth)
     assert unclosed["score"] == 0.0 and unclosed["think_unclosed"] == 1.0
 
 
