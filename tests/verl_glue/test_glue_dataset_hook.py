@@ -81,12 +81,18 @@ def test_train_rows_come_from_the_policy_and_val_is_stock(files: tuple[Path, Pat
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
-def test_state_dict_round_trip_gives_identical_next_batches(files: tuple[Path, Path, Any], policy: str) -> None:
+def test_data_pt_round_trip_gives_identical_next_batches(
+    files: tuple[Path, Path, Any], policy: str, tmp_path: Path
+) -> None:
+    import torch
+
     train_ds, _, loader = build(files, policy)
     iterator = iter(loader)
     for step in range(3):
         fake_feedback(train_ds, next(iterator), step)
-    state = loader.state_dict()
+    # exactly what verl 0.9.1's trainer does at a checkpoint and on resume (trainer_base.py: save / load data.pt)
+    torch.save(loader.state_dict(), tmp_path / "data.pt")
+    state = torch.load(tmp_path / "data.pt", weights_only=False)
     expected = []
     for step in range(3, 6):
         batch = next(iterator)
