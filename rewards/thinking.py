@@ -21,7 +21,8 @@ class SplitResponse:
         raw: the response as the model wrote it (some rewards check its opening, e.g. the graph format bonus).
         answer: text after the last ``</think>``, or the whole response when it has no thinking section.
         think_unclosed: True when a ``<think>`` was opened and never closed; such a response has no answer
-            (``answer`` is empty) and scores 0 in every family.
+            (``answer`` is empty): IF and LogicIF score 0, the graph family counts it as a missing answer (its
+            format-bonus variants still see ``raw``, as NPG-Muse's do).
     """
 
     raw: str
