@@ -213,17 +213,6 @@ def _val_source(source: str) -> str:
     return "ifeval" if source == "iftrain" else source
 
 
-def write_parquet(rows: list[dict[str, Any]], path: Path) -> Path:
-    """Write rows as parquet atomically (a temporary file renamed into place)."""
-    import pandas as pd
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    pd.DataFrame(rows).to_parquet(tmp, index=False)
-    tmp.replace(path)
-    return path
-
-
 def _corpus() -> list[str]:
     """Text the tokenizer is trained on: the demo prompts plus plain English, so random output looks word-like
     and the long graph prompts fit the demo's prompt length."""
@@ -309,9 +298,11 @@ class DemoAssets:
 
 def prepare(workdir: Path) -> DemoAssets:
     """Build tokenizer, model and data under ``workdir`` (rebuilt every time: it takes a few seconds)."""
+    from rlif.data.files import write_rows_atomic
+
     model_dir = workdir / "model"
     tokenizer = build_tokenizer(model_dir)
     build_model(model_dir, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
-    train_file = write_parquet(demo_rows("train"), workdir / "data" / "train.parquet")
-    val_file = write_parquet(demo_rows("val"), workdir / "data" / "val.parquet")
+    train_file = write_rows_atomic(demo_rows("train"), workdir / "data" / "train.parquet")
+    val_file = write_rows_atomic(demo_rows("val"), workdir / "data" / "val.parquet")
     return DemoAssets(model_dir=model_dir, train_file=train_file, val_file=val_file)

@@ -32,7 +32,8 @@ EXTRA_INFO_REQUIRED = ("split", "index", "item_id", "difficulty")
 EXTRA_INFO_TASK_FIELDS = ("key", "task_id", "test_case_id")
 """Optional task fields: the benchmark's own key (IF sources) or LogicIF's function and test-case ids."""
 
-SPLITS = frozenset({"train", "test"})
+SPLITS = frozenset({"train", "val", "test"})
+"""``val`` is what the graph builder and the CPU demo write; ``test`` is what the eval-file builder writes."""
 
 PROMPT_TYPE = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))
 REWARD_MODEL_TYPE = pa.struct([("style", pa.string()), ("ground_truth", pa.string())])

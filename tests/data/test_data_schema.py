@@ -116,3 +116,17 @@ def test_injected_checker_errors_are_wrapped(good_rows: list[dict[str, Any]]) ->
 
     with pytest.raises(ValueError, match=r"^f\.parquet: row 0: field reward_model\.ground_truth: kwarg num_words"):
         validate_row(good_rows[0], where="f.parquet: row 0", check_ground_truth=reject)
+
+
+def test_the_projects_own_demo_and_graph_files_validate(tmp_path: Path) -> None:
+    """Files written by the CPU demo and the graph builder (``val`` split, graph task fields) pass validation."""
+    from rlif.demo_assets import demo_rows
+    from rlif.graphs.build import BuildConfig, build
+
+    demo = write_rows_atomic(demo_rows("val"), tmp_path / "demo_val.parquet")
+    assert validate_parquet(demo).rows == len(demo_rows("val"))
+    build(
+        BuildConfig(out=tmp_path / "graph", tasks=("mcp", "tsp"), sizes=("small",), count=2, val_per_size=1, levels=1)
+    )
+    for name in ("train_mixed.parquet", "val_easy.parquet"):
+        assert validate_parquet(tmp_path / "graph" / name).rows > 0

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rlif.demo_assets import build_tokenizer, write_parquet
+from rlif.data.files import write_rows_atomic
+from rlif.demo_assets import build_tokenizer
 
 SOURCES = {"iftrain": 16, "logicif": 48}
 """Rows per source in the test data; LogicIF rows get increasing difficulty so curricula have intervals."""
@@ -36,8 +37,8 @@ def make_rows(split: str) -> list[dict[str, Any]]:
 
 def write_data(directory: Path) -> tuple[Path, Path]:
     """Write train and val parquet files; returns their paths."""
-    train = write_parquet(make_rows("train"), directory / "train.parquet")
-    val = write_parquet(make_rows("val")[:6], directory / "val.parquet")
+    train = write_rows_atomic(make_rows("train"), directory / "train.parquet")
+    val = write_rows_atomic(make_rows("val")[:6], directory / "val.parquet")
     return train, val
 
 

@@ -144,10 +144,10 @@ def test_unknown_policy_is_a_clear_error(files: tuple[Path, Path, Any]) -> None:
 def test_missing_difficulty_names_file_row_and_field(files: tuple[Path, Path, Any], tmp_path: Path) -> None:
     from glue_testkit import make_rows
 
-    from rlif.demo_assets import write_parquet
+    from rlif.data.files import write_rows_atomic
 
     rows = make_rows("train")
     del rows[5]["extra_info"]["difficulty"]
-    broken = write_parquet(rows, tmp_path / "broken.parquet")
+    broken = write_rows_atomic(rows, tmp_path / "broken.parquet")
     with pytest.raises(ValueError, match=r"broken\.parquet: row 5 field extra_info\.difficulty"):
         build((broken, files[1], files[2]), "uniform")
