@@ -57,6 +57,8 @@ class TaskFamily:
 
 
 _FAMILIES: dict[str, TaskFamily] = {}
+_METRIC_KEYS: list[str] = []
+"""Union of every registered family's metric keys, in registration order (kept here so scoring never rebuilds it)."""
 
 
 def register_family(family: TaskFamily) -> TaskFamily:
@@ -72,6 +74,7 @@ def register_family(family: TaskFamily) -> TaskFamily:
             raise ValueError(f"data_source prefix {prefix!r} is already registered by {_FAMILIES[prefix].name!r}")
     for prefix in family.prefixes:
         _FAMILIES[prefix] = family
+    _METRIC_KEYS.extend(k for k in family.metric_keys if k not in _METRIC_KEYS)
     return family
 
 
@@ -97,6 +100,11 @@ def family_for(data_source: str) -> TaskFamily:
         known = ", ".join(sorted(_FAMILIES))
         raise ValueError(f"unknown data_source {data_source!r}; known sources: {known}")
     return family
+
+
+def metric_keys() -> tuple[str, ...]:
+    """Every registered family's metric keys, each once, in registration order."""
+    return tuple(_METRIC_KEYS)
 
 
 def families() -> list[TaskFamily]:

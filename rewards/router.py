@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
-from rewards.registry import TaskFamily, families, family_for, find_family
+from rewards.registry import TaskFamily, families, family_for, find_family, metric_keys
 from rewards.thinking import split_thinking
 
 logger = logging.getLogger(__name__)
@@ -25,14 +25,13 @@ VERL_INJECTED_KWARGS = frozenset({"reward_router_address", "reward_model_tokeniz
 """Keyword arguments verl adds on its own (with a reward model enabled); accepted and ignored."""
 
 _warned_sources: set[str] = set()
+_checked_options: set[frozenset] = set()
+"""Option sets already validated: a run passes the same options with every sample, so each is checked once."""
 
 
 def reward_keys() -> tuple[str, ...]:
     """Every key ``compute_score`` returns, common keys first, then each family's keys."""
-    keys = list(COMMON_KEYS)
-    for family in families():
-        keys.extend(k for k in family.metric_keys if k not in keys)
-    return tuple(keys)
+    return COMMON_KEYS + metric_keys()
 
 
 def check_reward_kwargs(kwargs: Mapping[str, Any]) -> None:
@@ -83,7 +82,7 @@ def compute_score(
     Raises:
         ValueError: a reward option is unknown (a configuration error, raised on the first sample).
     """
-    check_reward_kwargs(kwargs)
+    _check_options_once(kwargs)
     result: dict[str, float | None] = dict.fromkeys(reward_keys())
     result.update(unknown_source=0.0, reward_error=0.0)
     response = split_thinking(solution_str if isinstance(solution_str, str) else "")
@@ -105,6 +104,17 @@ def compute_score(
         return result
     result.update(scores)
     return result
+
+
+def _check_options_once(kwargs: Mapping[str, Any]) -> None:
+    try:
+        options = frozenset(kwargs.items())
+    except TypeError:  # an unhashable option value: validate it every time
+        check_reward_kwargs(kwargs)
+        return
+    if options not in _checked_options:
+        check_reward_kwargs(kwargs)
+        _checked_options.add(options)
 
 
 def _score_with(
