@@ -102,9 +102,9 @@ def test_24k_characters_in_a_few_milliseconds():
 
 
 def _timed(fn) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     fn()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def _prose(size: int) -> str:

@@ -51,6 +51,15 @@ class SlurmCluster:
                 return value
         return ""
 
+    def diagnostics(self, job_id: str) -> str:
+        """``scontrol show job`` and the tails of the daemons' logs, for a failure message."""
+        job = self.run("scontrol", "show", "job", job_id, check=False).stdout
+        logs = [
+            f"--- {path.name} ---\n{path.read_text(errors='replace')[-3000:]}"
+            for path in sorted((self.root / "log").glob("*.log"))
+        ]
+        return "\n".join([f"--- scontrol show job {job_id} ---\n{job}", *logs])
+
 
 def _free_ports(count: int) -> list[int]:
     sockets = []
@@ -81,6 +90,9 @@ def _write_config(root: Path, ctld_port: int, node_ports: list[int]) -> None:
         "SlurmdUser=root",
         f"SlurmctldPort={ctld_port}",
         "AuthType=auth/munge",
+        # A requeued job waits one credential lifetime before it may start again (so that the new launch credential
+        # is newer than the revocation of the old one); 10 s instead of the default 120 s keeps the requeue test short.
+        "AuthInfo=cred_expire=10",
         "CredType=cred/munge",
         f"StateSaveLocation={root}/spool/ctld",
         f"SlurmdSpoolDir={root}/spool/%n",

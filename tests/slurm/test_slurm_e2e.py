@@ -47,12 +47,12 @@ def _latest_step(root: Path) -> int:
 TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", ""}
 
 
-def _wait(predicate, deadline: float, what: str, log: Path, ended=lambda: False) -> None:
+def _wait(predicate, deadline: float, what: str, log: Path, *, ended=lambda: False, diagnostics=lambda: "") -> None:
     while not predicate():
         stop = "timed out" if time.monotonic() > deadline else "job ended" if ended() else ""
         if stop:
             tail = log.read_text(errors="replace")[-6000:] if log.exists() else "(no log)"
-            pytest.fail(f"{stop} waiting for {what}; job log tail:\n{tail}")
+            pytest.fail(f"{stop} waiting for {what}; job log tail:\n{tail}\n{diagnostics()}")
         time.sleep(1)
 
 
@@ -89,17 +89,28 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
 
         # first start: wait for the step-1 checkpoint, then send what Slurm sends before the time limit
         ended = lambda: slurm_cluster.job_field(job, "JobState") in TERMINAL  # noqa: E731
-        _wait(lambda: _latest_step(root) >= 1, deadline, "the first checkpoint", log, ended)
+        diagnostics = lambda: slurm_cluster.diagnostics(job)  # noqa: E731
+        _wait(
+            lambda: _latest_step(root) >= 1, deadline, "the first checkpoint", log, ended=ended, diagnostics=diagnostics
+        )
         assert slurm_cluster.job_field(job, "JobState") == "RUNNING", log.read_text()[-3000:]
         slurm_cluster.run("scancel", "--signal=USR1", "--batch", job)
 
-        # requeued under the same id; skip Slurm's requeue delay
-        _wait(lambda: slurm_cluster.job_field(job, "Restarts") == "1", deadline, "the requeue", log, ended)
-        _wait(lambda: slurm_cluster.job_field(job, "JobState") == "PENDING", deadline, "PENDING after requeue", log)
-        slurm_cluster.run("scontrol", "update", f"JobId={job}", "StartTime=now")
-        _wait(ended, deadline, "the resumed run to finish", log)
+        # requeued under the same id; Slurm starts it again after one credential lifetime (cred_expire, 10 s here).
+        # Forcing an earlier start (scontrol update StartTime=now) races the revocation of the old launch
+        # credential and can fail the new launch.
+        _wait(
+            lambda: slurm_cluster.job_field(job, "Restarts") == "1",
+            deadline,
+            "the requeue",
+            log,
+            ended=ended,
+            diagnostics=diagnostics,
+        )
+        _wait(ended, deadline, "the resumed run to finish", log, diagnostics=diagnostics)
         text = log.read_text(errors="replace")
-        assert slurm_cluster.job_field(job, "JobState") == "COMPLETED", text[-6000:]
+        state = slurm_cluster.job_field(job, "JobState")
+        assert state == "COMPLETED", f"{text[-6000:]}\n{slurm_cluster.diagnostics(job)}"
 
         first, _, second = text.partition(f"job {job} restart 1 on")
         assert second, "no second start in the log"
