@@ -6,7 +6,7 @@
 #   docker build -t rlif:0.1.0 .
 #   docker build --build-arg BASE_IMAGE=verlai/verl:vllm024.dev2 -t rlif:0.1.0 .   # CI's pinned tag
 #
-# No image is tagged for verl 0.9.1; vllm024.* is the 0.9.x line (docs/verl.md section 12). The base image
+# No image is tagged for verl 0.9.1; vllm024.* is the 0.9.x line. The base image
 # uninstalls verl and ships transformers 5.3.0 and TransferQueue 0.1.8, both below verl 0.9.1's floors, so they
 # are upgraded here: transformers to 5.9.0 (the pin of verl's own [vllm] extra), TransferQueue to what V1 needs.
 ARG BASE_IMAGE=verlai/verl:vllm024.latest
@@ -28,7 +28,10 @@ COPY rewards/ ./rewards/
 COPY samplers/ ./samplers/
 COPY rlif/ ./rlif/
 COPY hf_data_download.py hf_model_download.py hf_upload.py ./
-RUN pip install . && pip check
+# The [gpu] extra pins the vLLM and flash-attn the base image ships, so it installs nothing there and pip check
+# fails the build if the base image ever drifts from them. (DL3013: the project itself, its pins live in pyproject.)
+# hadolint ignore=DL3013
+RUN pip install ".[gpu]" && pip check
 
 WORKDIR /workspace
 CMD ["bash"]

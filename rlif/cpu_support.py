@@ -1,8 +1,8 @@
 """CPU-only support for running verl 0.9.1's real GRPO loop with no accelerator. The GPU path never imports this.
 
-verl 0.9.1 and vLLM assume a GPU in a handful of places. Each fix below answers one obstacle recorded in
-docs/cpu-smoke.md; all of them live here so that the GPU path stays stock and a verl upgrade only has to re-check
-this file.
+verl 0.9.1 and vLLM assume a GPU in a handful of places. Each fix below answers one obstacle in the table of
+docs/verl-integration.md; all of them live here so that the GPU path stays stock and a verl upgrade only has to
+re-check this file.
 
 How it reaches every process: ``python -m rlif.cpu_support install`` writes a ``.pth`` start-up file into the
 environment's site-packages. Python runs it at start-up in every process of that environment (the driver, every
@@ -57,7 +57,7 @@ def cpu_env() -> dict[str, str]:
 
 
 def cpu_overrides() -> list[str]:
-    """Hydra overrides a CPU run needs on top of a run's own overrides (see docs/cpu-smoke.md)."""
+    """Hydra overrides a CPU run needs on top of a run's own overrides (docs/verl-integration.md)."""
     return [
         "trainer.device=cpu",
         "trainer.n_gpus_per_node=1",

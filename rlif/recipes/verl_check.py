@@ -1,7 +1,7 @@
 """Compose each run's overrides against verl 0.9.1's real ``ppo_trainer`` config and check the result.
 
 This is what ``main_ppo`` itself does before it starts Ray (Hydra compose, then ``validate_config``), plus the
-checks verl leaves to run time (docs/verl.md §9): each override's type against the default's type, the enum-like
+checks verl leaves to run time (docs/recipes.md): each override's type against the default's type, the enum-like
 names (advantage estimator, rollout engine, strategies, reward manager, KL estimator), the conversion of the
 nodes verl turns into dataclasses, and a full resolve of every interpolation.
 

@@ -1,6 +1,6 @@
 """Everything verl 0.9.1 loads from rlif, in one module: reward entry, prompt-sampling dataset, feedback hook.
 
-verl 0.9.1 removed the ``data.sampler`` hook (docs/verl.md section 4), so rlif plugs in through three config-only
+verl 0.9.1 removed the ``data.sampler`` hook (docs/verl-integration.md), so rlif plugs in through three config-only
 extension points, all named ``pkg://rlif.verl_glue.hooks``:
 
 - ``reward.custom_reward_function.name=compute_score``: the verl-free router in ``rewards``.

