@@ -96,7 +96,11 @@ LOGICIF_BUCKETS = 11
 
 @dataclass
 class RunResult:
-    """One strategy's trajectory under one seed."""
+    """One strategy's trajectory under one seed.
+
+    ``unlock_steps`` are 1-based update numbers; ``policy_metrics[i]`` is what ``policy.update`` returned at
+    update ``i + 1`` (source weights, gate EMAs, levels), so a test can check each unlock against its gate.
+    """
 
     heldout: list[float] = field(default_factory=list)
     heldout_by_source: dict[str, list[float]] = field(default_factory=dict)
@@ -105,6 +109,7 @@ class RunResult:
     logicif_level: list[float] = field(default_factory=list)
     final_bucket_success: list[float] = field(default_factory=list)
     unlock_steps: list[int] = field(default_factory=list)
+    policy_metrics: list[dict[str, float]] = field(default_factory=list)
 
 
 def _sigmoid(x: float) -> float:
@@ -170,6 +175,7 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
                     for k in range(len(amounts)):
                         skill[source][k] += gain * config.transfer ** abs(j - k)
         metrics = policy.update(records)
+        result.policy_metrics.append(dict(metrics))
         result.batch_reward.append(statistics.fmean(r.reward for r in records))
         result.logicif_share.append(logicif_prompts / config.prompts)
         result.logicif_level.append(metrics.get("sampler/level/logicif", math.nan))

@@ -190,6 +190,7 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
             f"{t.micro_batch_per_gpu} does not divide the {per_rank} responses each rank gets per mini-batch",
         )
     need(t.save_freq == -1 or t.save_freq >= 1, "train.save_freq", "must be >= 1 or -1 (never)")
+    need(t.max_ckpt_to_keep >= 0, "train.max_ckpt_to_keep", "must be >= 0 (0 keeps every checkpoint)")
     need(t.test_freq == -1 or t.test_freq >= 1, "train.test_freq", "must be >= 1 or -1 (never)")
     need(t.lora_rank >= 0, "train.lora_rank", "must be >= 0")
     need(0.0 < t.gpu_memory_utilization < 1.0, "train.gpu_memory_utilization", "must be in (0, 1)")

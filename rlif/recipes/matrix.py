@@ -33,7 +33,8 @@ class SlurmSpec:
         cpus_per_task: CPUs per node for Ray (one task per node).
         mem: ``--mem`` value; ``"0"`` means all memory of the node.
         time: ``--time`` limit (``D-HH:MM:SS``).
-        requeue_signal_seconds: Slurm sends USR1 this long before the limit; the script checkpoints and requeues.
+        requeue_signal_seconds: Slurm sends USR1 this long before the limit; the script stops verl and requeues
+            the job, which resumes from the last periodic checkpoint (``train.save_freq``).
         partition: ``--partition`` (empty: the cluster default). ``.env`` or ``--partition`` fill it.
         account: ``--account`` (empty: none). ``.env`` or ``--account`` fill it.
     """
@@ -76,7 +77,9 @@ class TrainSpec:
         kl_loss_coef: weight of that loss.
         kl_loss_type: verl's KL estimator name.
         entropy_coeff: entropy bonus.
-        save_freq: checkpoint every this many steps.
+        save_freq: checkpoint every this many steps; bounds the work a time-limit requeue loses (verl 0.9.1's V1
+            trainer saves only on this schedule and at the last step).
+        max_ckpt_to_keep: checkpoints kept per job attempt (``trainer.max_actor_ckpt_to_keep``; 0 keeps all).
         test_freq: validate every this many steps.
         val_before_train: validate once before step 1.
         logger: verl logger backends.
@@ -105,10 +108,11 @@ class TrainSpec:
     kl_loss_coef: float = 0.001
     kl_loss_type: str = "low_var_kl"
     entropy_coeff: float = 0.0
-    save_freq: int = 100
+    save_freq: int = 20
+    max_ckpt_to_keep: int = 2
     test_freq: int = 25
     val_before_train: bool = True
-    logger: tuple[str, ...] = ("console", "wandb")
+    logger: tuple[str, ...] = ("console", "wandb", "file")
 
 
 @dataclass(frozen=True)

@@ -225,12 +225,12 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("trainer.total_epochs", t.total_epochs),
         ("trainer.total_training_steps", t.total_training_steps),
         ("trainer.save_freq", t.save_freq),
+        # verl deletes older checkpoints of the same job attempt beyond this many (null: keeps all)
+        ("trainer.max_actor_ckpt_to_keep", t.max_ckpt_to_keep or None),
         ("trainer.test_freq", t.test_freq),
         ("trainer.val_before_train", t.val_before_train),
         ("trainer.resume_mode", "auto"),
         Override("trainer.default_local_dir", "${CKPT_DIR}"),
-        # verl checkpoints on its own when the job's end (exported by the script) is one step away
-        ("trainer.esi_redundant_time", run.slurm.requeue_signal_seconds),
     ]
     result = [item if isinstance(item, Override) else Override(item[0], hydra_value(item[1])) for item in ov]
     result.extend(parse_override(text) for text in run.extra_overrides)

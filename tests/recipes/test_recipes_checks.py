@@ -80,6 +80,8 @@ def replace(run, **sections):
         ({"train": {"sequence_parallel": 3}}, "train.sequence_parallel"),
         ({"train": {"rollout_tp": 3}}, "train.rollout_tp"),
         ({"train": {"rollout_n": 1}}, "train.rollout_n"),
+        ({"train": {"save_freq": 0}}, "train.save_freq"),
+        ({"train": {"max_ckpt_to_keep": -1}}, "train.max_ckpt_to_keep"),
         ({"slurm": {"gpus_per_node": 6}}, "train.train_batch_size"),
         ({"slurm": {"time": "5 days"}}, "slurm.time"),
         ({"slurm": {"requeue_signal_seconds": 10}}, "slurm.requeue_signal_seconds"),

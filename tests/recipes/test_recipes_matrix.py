@@ -85,6 +85,19 @@ def test_cpu_mode_variant_gets_profile_and_suffix(matrix):
     assert cpu.train.total_training_steps == 4 and cpu.train.save_freq == 1 and cpu.slurm.nodes == 2
 
 
+def test_gpu_runs_checkpoint_often_with_bounded_disk(matrix):
+    """verl 0.9.1's V1 trainer has no pre-time-limit save: save_freq alone bounds what a requeue redoes."""
+    for run in matrix.select():
+        assert 1 <= run.train.save_freq <= 25, run.name
+        assert 1 <= run.train.max_ckpt_to_keep <= 3, run.name
+
+
+def test_cpu_run_description_states_its_step_count(matrix):
+    (cpu,) = by_stage(matrix, "cpu")
+    words = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+    assert cpu.description.startswith(f"{words[cpu.train.total_training_steps]}-step GRPO"), cpu.description
+
+
 def test_unknown_selection_lists_known(matrix):
     with pytest.raises(ValueError, match="known stages"):
         matrix.select(stages=["stage9"])

@@ -89,6 +89,42 @@ def test_committed_scripts_match_the_matrix(matrix, scripts):
     assert not stale, f"stale scripts (regenerate): {stale}"
 
 
+def test_log_directory_ships_with_the_checkout(scripts):
+    """Slurm cannot open ``--output=log/%x-%j.out`` without log/: the repository must ship log/.gitkeep."""
+    assert all("#SBATCH --output=log/%x-%j.out" in text for text in scripts.values())
+    keep = REPO_ROOT / "log" / ".gitkeep"
+    assert keep.is_file(), "log/.gitkeep is missing"
+    if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
+        return
+    # ``--no-index``: judge the ignore rules themselves, whether or not the file is already tracked (exit 1: not
+    # ignored, so `git add -A` and a fresh clone carry it).
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", "--no-index", "log/.gitkeep"], cwd=REPO_ROOT, capture_output=True, check=False
+    )
+    assert ignored.returncode == 1, ".gitignore ignores log/.gitkeep: use `log/*` and `!log/.gitkeep`"
+    probe = subprocess.run(
+        ["git", "check-ignore", "-q", "--no-index", "log/run-1.out"], cwd=REPO_ROOT, capture_output=True, check=False
+    )
+    assert probe.returncode == 0, "job logs under log/ must stay ignored"
+
+
+def test_start_line_names_the_wandb_run(scripts):
+    """The start line prints the wandb id, which is fixed before it and the same on every restart of the job."""
+    for name, text in scripts.items():
+        start = text.index('restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"')
+        assert 0 <= text.index('export WANDB_RUN_ID="${SLURM_JOB_ID}-') < start, name
+        assert text.index("export WANDB_RESUME=allow") < start, name
+
+
+def test_no_dead_pre_timeout_checkpoint_logic(matrix, scripts):
+    """verl 0.9.1's V1 trainer never reads the ESI settings; only periodic saves protect a requeued run."""
+    for run in matrix.runs:
+        keys = {o.key for o in build_overrides(run)}
+        assert "trainer.esi_redundant_time" not in keys, run.name
+        assert "trainer.max_actor_ckpt_to_keep" in keys and "trainer.save_freq" in keys, run.name
+    assert not any("MLP_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP" in text for text in scripts.values())
+
+
 @pytest.mark.parametrize(
     ("value", "text"),
     [(True, "true"), (0.0, "0"), (1e-6, "1e-06"), (8, "8"), (["a", "graph/"], "[a,graph/]"), (None, "null")],
