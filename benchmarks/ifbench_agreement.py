@@ -3,8 +3,8 @@
 The pairs are the (instruction, response) pairs of ``shared/data/ifbench_test.jsonl`` whose prompt has a sample
 response in ``shared/data/ifbench_sample_responses.jsonl``, matched by prompt text as the reference matches them
 (exactly or after stripping: 293 of 300 prompts, 334 instructions). For each pair the strict and loose verdicts
-of rlif (``normalize_ground_truth`` then ``scoring.verdicts``, i.e. the real reward path) are compared with the
-reference's.
+of rlif's real reward entry (``rewards.compute_score`` on the raw response, one instruction per ground truth, so
+its ``if_prompt_strict``/``if_prompt_loose`` are that instruction's verdicts) are compared with the reference's.
 
 The reference is an *optional* oracle. With ``--reference-repo`` (a checkout of allenai/IFBench, e.g. fetched to
 /tmp; never committed, never a runtime need) the script runs the official checkers in a subprocess, with
@@ -93,25 +93,32 @@ def load_rows(data_dir: Path) -> list[dict[str, Any]]:
 
 
 def rlif_verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Strict and loose verdicts of rlif's reward path for every pair, in row order."""
+    """Strict and loose verdicts of rlif's reward entry for every pair, in row order.
+
+    Each instruction is scored on its own through ``rewards.compute_score`` (data source ``ifbench``, a ground
+    truth holding that one instruction), so its ``if_prompt_strict`` / ``if_prompt_loose`` are the instruction's
+    verdicts, with the router's thinking split and answer handling included.
+    """
+    from rewards import compute_score
     from rewards.instruction_following.ground_truth import normalize_ground_truth
-    from rewards.instruction_following.scoring import verdicts
 
     out = []
     for row in rows:
-        ground_truth = normalize_ground_truth(
-            {"instruction_id_list": row["instruction_id_list"], "kwargs": row["kwargs"]},
-            where=f"ifbench_test.jsonl key {row['key']}",
-        )
-        strict, loose = verdicts(row["response"], ground_truth)
         for index, instruction_id in enumerate(row["instruction_id_list"]):
+            ground_truth = normalize_ground_truth(
+                {"instruction_id_list": [instruction_id], "kwargs": [row["kwargs"][index]]},
+                where=f"ifbench_test.jsonl key {row['key']} instruction {index}",
+            )
+            result = compute_score("ifbench", row["response"], ground_truth)
+            if result["reward_error"]:
+                raise RuntimeError(f"rlif's scorer failed on key {row['key']} instruction {index}")
             out.append(
                 {
                     "key": row["key"],
                     "index": index,
                     "instruction_id": instruction_id,
-                    "strict": strict[index],
-                    "loose": loose[index],
+                    "strict": result["if_prompt_strict"] == 1.0,
+                    "loose": result["if_prompt_loose"] == 1.0,
                 }
             )
     return out

@@ -2,8 +2,10 @@
 
 ``benchmarks/ifbench_agreement.py`` ran the official allenai/IFBench checkers (an optional oracle, not available
 in CI) and stored their strict and loose verdicts per (instruction, response) pair in
-``benchmarks/ifbench_agreement.json``. This test recomputes rlif's verdicts through the real reward path and
-compares them with the stored reference verdicts, so a checker change that drifts from the reference fails here.
+``benchmarks/ifbench_agreement.json``. This test recomputes rlif's verdicts through the real reward entry
+``rewards.compute_score`` (one instruction per ground truth, its ``if_prompt_strict``/``if_prompt_loose``; the
+thinking split and answer handling included) and compares them with the stored reference verdicts, so a checker
+or router change that drifts from the reference fails here.
 """
 
 from __future__ import annotations
