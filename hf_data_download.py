@@ -1,10 +1,12 @@
-"""Download the training mixtures and the evaluation file into verl_data/ and validate every row.
+"""Download the training mixtures and the evaluation file, validate every row, and only then put them in verl_data/.
 
     python hf_data_download.py                                # HF_DATA_REPO from the environment or .env
     python hf_data_download.py --repo-id org/data --revision v1 --include 'if1000_logicif1000.parquet'
 
-Re-running after an interruption resumes; files already complete are kept. Exit status 1 on a download or
-validation error (the message names the file, row and field).
+Files are downloaded into verl_data/.staging/ and moved into verl_data/ only when the whole set passes the schema
+and train/eval overlap checks, so a training job never finds a rejected file. Re-running after an interruption or
+a rejection resumes from staging; files already in verl_data/ and unchanged on the Hub are kept. Exit status 1 on a
+download or validation error (the message names the file, row and field, and where the rejected file was kept).
 """
 
 from __future__ import annotations
@@ -52,8 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, HfHubHTTPError) as err:
         print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
         return 1
-    print(f"{repo_id} @ {result.download.commit}")
-    print(summary_table(result.summaries, root=result.download.root))
+    print(f"{repo_id} @ {result.commit}")
+    if result.summaries:
+        print(summary_table(result.summaries, root=result.out_dir))
     if result.overlaps:
         print()
         print(
@@ -62,12 +65,19 @@ def main(argv: list[str] | None = None) -> int:
                 [[m.name, e.name, str(len(o.same_prompt)), str(len(o.same_task))] for m, e, o in result.overlaps],
             )
         )
-    print(f"\nfiles are in {result.download.root.resolve()}")
-    leaked = [o for _, _, o in result.overlaps if o]
-    if leaked:
+    if result.accepted:
+        print(f"\nfiles are in {result.out_dir.resolve()}")
+        return 0
+    for rejection in result.rejected:
+        print(f"error: {rejection.reason}\n  rejected; kept in staging as {rejection.path}", file=sys.stderr)
+    if any(o for _, _, o in result.overlaps):
         print("error: training rows overlap the evaluation file (see the table above)", file=sys.stderr)
-        return 1
-    return 0
+    print(
+        f"error: nothing was moved into {result.out_dir}; the downloaded files stay in {result.staging_dir} "
+        "(a re-run resumes from there). Fix the data repo, or take only the files that pass with --include.",
+        file=sys.stderr,
+    )
+    return 1
 
 
 if __name__ == "__main__":

@@ -88,6 +88,13 @@ def main(argv: list[str] | None = None) -> int:
 def _mixture(args: argparse.Namespace) -> int:
     spec = MixtureSpec.from_name(args.name, seed=args.seed)
     eval_rows = list(read_source_rows(args.eval_file)) if args.eval_file else []
+    if args.eval_file is None:
+        # Said out loud: a mixture built without it may hold evaluation prompts, which inflates validation scores.
+        print(
+            "warning: no --eval-file given, so the train/eval overlap check was SKIPPED: rows that also occur in the "
+            "evaluation file are not removed (check later with `python -m rlif.data overlap <mixture> <eval file>`)",
+            file=sys.stderr,
+        )
     report = PoolReport()
     rows = build_mixture(spec, load_rows(args.sources), eval_rows=eval_rows, report=report)
     path = write_mixture(rows, spec, args.out_dir)

@@ -32,6 +32,10 @@ EXTRA_INFO_REQUIRED = ("split", "index", "item_id", "difficulty")
 EXTRA_INFO_TASK_FIELDS = ("key", "task_id", "test_case_id")
 """Optional task fields: the benchmark's own key (IF sources) or LogicIF's function and test-case ids."""
 
+DIFFICULTY_LEVELS = frozenset({"easy", "medium", "hard"})
+"""``extra_info.difficulty_level`` labels, as ``rewards.logicif_complexity.difficulty_level`` assigns them. LogicIF
+rows also carry ``complexity_score`` (``complexity_extra_info``); both are null on other rows."""
+
 SPLITS = frozenset({"train", "val", "test"})
 """``val`` is what the graph builder and the CPU demo write; ``test`` is what the eval-file builder writes."""
 
@@ -46,6 +50,8 @@ EXTRA_INFO_TYPE = pa.struct(
         ("key", pa.string()),
         ("task_id", pa.string()),
         ("test_case_id", pa.string()),
+        ("complexity_score", pa.float64()),
+        ("difficulty_level", pa.string()),
     ]
 )
 SCHEMA = pa.schema(
@@ -123,8 +129,10 @@ def validate_row(row: Mapping[str, Any], *, where: str, check_ground_truth: RowC
     if check_ground_truth is None:
         _check_source_known(source, where)
         check_ground_truth = default_row_checker()
+    # Arrow stores an optional field a row does not have as null; the router sees only the fields with a value.
+    present = {k: v for k, v in extra_info.items() if v is not None}
     try:
-        check_ground_truth(source, ground_truth, extra_info)
+        check_ground_truth(source, ground_truth, present)
     except ValueError as err:
         raise row_error(where, "reward_model.ground_truth", str(err)) from err
 
@@ -189,6 +197,18 @@ def _validate_extra_info(extra_info: Any, where: str) -> None:
         raise row_error(where, "extra_info.difficulty", f"must be a finite number, got {difficulty!r}")
     if difficulty < 0:
         raise row_error(where, "extra_info.difficulty", f"must be >= 0, got {difficulty!r}")
+    score = extra_info.get("complexity_score")
+    if score is not None and not _finite_number(score):
+        raise row_error(where, "extra_info.complexity_score", f"must be a finite number, got {score!r}")
+    level = extra_info.get("difficulty_level")
+    if level is not None and level not in DIFFICULTY_LEVELS:
+        raise row_error(
+            where, "extra_info.difficulty_level", f"must be one of {sorted(DIFFICULTY_LEVELS)}, got {level!r}"
+        )
+
+
+def _finite_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 
 def validate_table_schema(schema: pa.Schema, *, where: str) -> None:

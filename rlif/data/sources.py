@@ -7,7 +7,8 @@ Accepted inputs, recognised by their fields (so one file list can mix formats):
 * IFEval / IFBench benchmark rows: ``key``, ``prompt`` (str), ``instruction_id_list``, ``kwargs``; become
   ``ifeval`` or ``ifbench`` (the caller says which, since the rows look alike).
 * LogicIFEval rows: ``task_id``, ``test_case_id``, ``instruction``, ``code_output``, ``function``; become
-  ``logicif`` with the function's complexity score as difficulty.
+  ``logicif`` with the function's complexity fields (``complexity_score``, ``difficulty``, ``difficulty_level``)
+  in ``extra_info``.
 * RLIF verl rows (``prompt`` as chat messages + ``reward_model``); their ground truth decides IF or LogicIF.
 
 Ground truth is always rewritten into the canonical JSON of the reward family that scores it (the families own
@@ -22,6 +23,8 @@ import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from rlif.data.schema import DIFFICULTY_LEVELS
 
 IF_SOURCES = frozenset({"ifeval", "ifbench", "iftrain"})
 """rlif ``data_source`` values scored by the instruction-following family."""
@@ -111,15 +114,18 @@ def _normalize_logicif(raw_truth: Any, where: str) -> str:
     return normalize_ground_truth(raw_truth, where=where)
 
 
-def _complexity(source_code: Any, where: str, field: str) -> float:
+def _complexity(source_code: Any, where: str, field: str) -> dict[str, Any]:
+    """The curriculum fields of a LogicIF function: ``complexity_score``, ``difficulty`` and ``difficulty_level``.
+
+    Computed from the source with ``ast`` (``rewards.logicif_complexity``, which reproduces the reference values),
+    so samplers can rank rows and evaluations can break results down by level without a second pass.
+    """
     if not isinstance(source_code, str) or not source_code.strip():
         raise ValueError(f"{where}: field {field}: must be the function's Python source")
-    from rewards.logicif_complexity import complexity_score
+    from rewards.logicif_complexity import complexity_extra_info
 
-    try:
-        return float(complexity_score(source_code))
-    except ValueError as err:
-        raise ValueError(f"{where}: field {field}: {err}") from err
+    info = complexity_extra_info(source_code, where=f"{where}: field {field}")
+    return {**info, "complexity_score": float(info["complexity_score"]), "difficulty": float(info["difficulty"])}
 
 
 def _from_open_instruct(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -161,7 +167,7 @@ def _from_logicif_eval(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     ground_truth = _normalize_logicif(dict(raw), f"{where}: field code_output")
     extra = {
         "item_id": f"logicif:{task_id}:{test_case_id}",
-        "difficulty": _complexity(raw.get("function"), where, "function"),
+        **_complexity(raw.get("function"), where, "function"),
         "task_id": str(task_id),
         "test_case_id": str(test_case_id),
     }
@@ -186,7 +192,7 @@ def _from_rlif(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
         task_id = parsed.get("task_id")
         extra = {
             "item_id": _content_id(LOGICIF_SOURCE, prompt[-1]["content"], ground_truth),
-            "difficulty": _rlif_difficulty(raw, extra_in, where),
+            **_rlif_complexity(raw, extra_in, where),
             "task_id": None if task_id is None else str(task_id),
         }
         return _row(LOGICIF_SOURCE, LOGICIF_ABILITY, prompt, ground_truth, extra)
@@ -196,15 +202,27 @@ def _from_rlif(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     return _row(source, IF_ABILITY, prompt, ground_truth, extra)
 
 
-def _rlif_difficulty(raw: Mapping[str, Any], extra_in: Mapping[str, Any], where: str) -> float:
-    for holder, field in ((extra_in, "complexity_score"), (raw, "complexity_score"), (extra_in, "difficulty")):
-        value = holder.get(field)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
+def _rlif_complexity(raw: Mapping[str, Any], extra_in: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Curriculum fields of an RLIF LogicIF row.
+
+    With the function source (``extra_info.function`` or a top-level ``function``) all three fields are computed
+    from it, like for LogicIFEval rows. Without it the stored score is kept as both ``complexity_score`` and
+    ``difficulty`` (a stored ``difficulty_level`` is kept when it is a known label, otherwise it stays null), since
+    the level cannot be derived from the score alone; with neither the row is rejected.
+    """
     for holder, name in ((extra_in, "extra_info.function"), (raw, "function")):
         code = holder.get("function")
         if code is not None:
             return _complexity(code, where, name)
+    for holder, field in ((extra_in, "complexity_score"), (raw, "complexity_score"), (extra_in, "difficulty")):
+        value = holder.get(field)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            level = extra_in.get("difficulty_level", raw.get("difficulty_level"))
+            return {
+                "complexity_score": float(value),
+                "difficulty": float(value),
+                "difficulty_level": level if level in DIFFICULTY_LEVELS else None,
+            }
     raise ValueError(
         f"{where}: field extra_info.complexity_score: missing (a LogicIF row needs a complexity score or its "
         "function source to rank difficulty)"

@@ -23,7 +23,8 @@ from pathlib import Path
 from huggingface_hub import HfApi, snapshot_download
 from huggingface_hub.file_download import repo_folder_name
 from huggingface_hub.hf_api import RepoFile
-from huggingface_hub.utils import filter_repo_objects
+from huggingface_hub.utils import are_progress_bars_disabled, filter_repo_objects
+from tqdm import tqdm
 
 from rlif.hub.settings import HubSettings
 
@@ -64,25 +65,30 @@ class Download:
     files: tuple[RemoteFile, ...]
 
 
-def git_blob_sha1(path: Path) -> str:
-    """Git's object id of a file's content (``sha1("blob <size>\\0" + content)``), as the Hub lists plain files."""
+def git_blob_sha1(path: Path, progress: Callable[[int], object] | None = None) -> str:
+    """Git's object id of a file's content (``sha1("blob <size>\\0" + content)``), as the Hub lists plain files.
+
+    ``progress`` is called with the byte count of every chunk read (a progress bar's ``update``).
+    """
     digest = hashlib.sha1(usedforsecurity=False)
     digest.update(f"blob {path.stat().st_size}\0".encode())
-    _feed(digest.update, path)
+    _feed(digest.update, path, progress)
     return digest.hexdigest()
 
 
-def sha256_file(path: Path) -> str:
-    """sha256 of a file's content, as the Hub lists LFS files."""
+def sha256_file(path: Path, progress: Callable[[int], object] | None = None) -> str:
+    """sha256 of a file's content, as the Hub lists LFS files (``progress`` as for ``git_blob_sha1``)."""
     digest = hashlib.sha256()
-    _feed(digest.update, path)
+    _feed(digest.update, path, progress)
     return digest.hexdigest()
 
 
-def _feed(update: Callable[[bytes], object], path: Path) -> None:
+def _feed(update: Callable[[bytes], object], path: Path, progress: Callable[[int], object] | None = None) -> None:
     with path.open("rb") as handle:
         while chunk := handle.read(_CHUNK):
             update(chunk)
+            if progress is not None:
+                progress(len(chunk))
 
 
 def list_remote_files(
@@ -102,28 +108,47 @@ def _path(item: RepoFile | RemoteFile) -> str:
     return item.path
 
 
+def file_problems(root: Path, files: Sequence[RemoteFile], *, desc: str = "verify") -> dict[str, str]:
+    """Compare every listed file under ``root`` with the listed size and hash; return the ones that differ.
+
+    Hashing reads every byte (an 8B model is ~16 GB, minutes of disk I/O), so a byte progress bar runs on stderr.
+    Like the Hub client's own bars it is off when stderr is not a terminal or ``HF_HUB_DISABLE_PROGRESS_BARS`` is
+    set, so logs and captured output stay clean.
+
+    Returns:
+        ``{repo path: problem}`` for each missing, truncated or corrupted file; empty when all match.
+    """
+    problems: dict[str, str] = {}
+    disable = True if are_progress_bars_disabled() else None
+    total = sum(f.size for f in files)
+    with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=desc, disable=disable) as bar:
+        for remote in files:
+            local = Path(root) / remote.path
+            if not local.is_file():
+                problems[remote.path] = f"{local}: missing"
+                bar.update(remote.size)
+                continue
+            size = local.stat().st_size
+            if size != remote.size:
+                problems[remote.path] = f"{local}: {size} bytes, expected {remote.size}"
+                bar.update(remote.size)
+            elif remote.sha256 is not None:
+                if sha256_file(local, bar.update) != remote.sha256:
+                    problems[remote.path] = f"{local}: sha256 differs from the Hub's"
+            elif git_blob_sha1(local, bar.update) != remote.blob_id:
+                problems[remote.path] = f"{local}: content differs from the Hub's (git blob id)"
+    return problems
+
+
 def verify_files(root: Path, files: Sequence[RemoteFile]) -> None:
-    """Check that every listed file exists under ``root`` with the listed size and hash.
+    """Check that every listed file exists under ``root`` with the listed size and hash (see ``file_problems``).
 
     Raises:
         ValueError: one line per missing, truncated or corrupted file.
     """
-    problems = []
-    for remote in files:
-        local = Path(root) / remote.path
-        if not local.is_file():
-            problems.append(f"{local}: missing")
-            continue
-        size = local.stat().st_size
-        if size != remote.size:
-            problems.append(f"{local}: {size} bytes, expected {remote.size}")
-        elif remote.sha256 is not None:
-            if sha256_file(local) != remote.sha256:
-                problems.append(f"{local}: sha256 differs from the Hub's")
-        elif git_blob_sha1(local) != remote.blob_id:
-            problems.append(f"{local}: content differs from the Hub's (git blob id)")
+    problems = file_problems(root, files)
     if problems:
-        raise ValueError("download incomplete or corrupted:\n  " + "\n  ".join(problems))
+        raise ValueError("download incomplete or corrupted:\n  " + "\n  ".join(problems.values()))
 
 
 def remove_stale_partials(staging_dir: Path, *, older_than: float) -> list[Path]:
@@ -140,6 +165,35 @@ def remove_stale_partials(staging_dir: Path, *, older_than: float) -> list[Path]
             partial.unlink(missing_ok=True)
             removed.append(partial)
     return removed
+
+
+def resolve_files(
+    repo_id: str,
+    *,
+    repo_type: str,
+    settings: HubSettings,
+    revision: str | None = None,
+    allow_patterns: Sequence[str] | None = None,
+) -> tuple[str, list[RemoteFile]]:
+    """Pin ``revision`` to a commit sha and list that commit's files matching ``allow_patterns``.
+
+    Resolving once means the listing and the files downloaded later come from the same commit even if the branch
+    moves meanwhile.
+
+    Raises:
+        ValueError: the Hub gave no commit, or no file matches.
+        huggingface_hub.errors.RepositoryNotFoundError, RevisionNotFoundError: unknown repo or revision.
+    """
+    api = HfApi(endpoint=settings.endpoint, token=settings.token)
+    # Asking for the revision explicitly (``/revision/main``) is what pins the commit; it also is the endpoint every
+    # Hub-compatible server has (olah has no bare ``/api/<type>s/<repo>``).
+    commit = api.repo_info(repo_id, repo_type=repo_type, revision=revision or "main").sha
+    if not commit:
+        raise ValueError(f"{repo_id}: the Hub returned no commit for revision {revision or 'main'}")
+    files = list_remote_files(api, repo_id, repo_type=repo_type, commit=commit, allow_patterns=allow_patterns)
+    if not files:
+        raise ValueError(f"{repo_id}@{commit[:12]}: no file matches {list(allow_patterns or ['*'])}")
+    return commit, files
 
 
 def download_repo(
@@ -178,15 +232,9 @@ def download_repo(
     """
     if (local_dir is None) == (cache_dir is None):
         raise ValueError("give exactly one of local_dir and cache_dir")
-    api = HfApi(endpoint=settings.endpoint, token=settings.token)
-    # Asking for the revision explicitly (``/revision/main``) is what pins the commit; it also is the endpoint every
-    # Hub-compatible server has (olah has no bare ``/api/<type>s/<repo>``).
-    commit = api.repo_info(repo_id, repo_type=repo_type, revision=revision or "main").sha
-    if not commit:
-        raise ValueError(f"{repo_id}: the Hub returned no commit for revision {revision or 'main'}")
-    files = list_remote_files(api, repo_id, repo_type=repo_type, commit=commit, allow_patterns=allow_patterns)
-    if not files:
-        raise ValueError(f"{repo_id}@{commit[:12]}: no file matches {list(allow_patterns or ['*'])}")
+    commit, files = resolve_files(
+        repo_id, repo_type=repo_type, settings=settings, revision=revision, allow_patterns=allow_patterns
+    )
     started = time.time()
     root = snapshot_download(
         repo_id,

@@ -3,9 +3,10 @@
 The merger is verl's (``python -m verl.model_merger merge --backend fsdp``), run as a child process of the
 interpreter that has verl installed: it loads every shard into memory, so a separate process also returns that
 memory as soon as it ends. The output goes to ``global_step_N/hf_merged`` through a temporary sibling directory
-renamed into place, so a merge cut short never looks finished. A marker file records the shards the folder was
-made from (names, sizes, modification times); a re-run with the same shards reuses the folder instead of merging
-again, and changed shards force a fresh merge.
+renamed into place, so a merge cut short never looks finished. The merger's output is streamed to stderr as it
+runs (a multi-GB merge takes minutes), and its last lines go into the error when it fails. A marker file records
+the shards the folder was made from (names, sizes, modification times); a re-run with the same shards reuses the
+folder instead of merging again, and changed shards force a fresh merge.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,8 +68,54 @@ def merge_command(actor_dir: Path, target_dir: Path, python: str) -> list[str]:
     ]
 
 
+TAIL_LINES = 30
+"""Lines of merger output kept for the error message (the whole output was already shown live)."""
+
+HEARTBEAT_SECONDS = 60.0
+"""After this long without merger output, say it is still running (loading one multi-GB shard prints nothing)."""
+
+
+def _say(message: str) -> None:
+    """Progress goes to stderr so that stdout keeps only the result lines scripts may parse."""
+    print(message, file=sys.stderr, flush=True)
+
+
 def _run(command: Sequence[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    """Run the merger with its output streamed live, line by line, keeping the last lines for a failure report.
+
+    A merge of an 8B model takes minutes; capturing its output silently looked like a hang. stdout and stderr are
+    merged into one pipe (so lines keep their order), each line is echoed to stderr with a ``[merge]`` prefix as it
+    arrives, and a heartbeat line says the merger is still running when it has been quiet for a while.
+    """
+    tail: deque[str] = deque(maxlen=TAIL_LINES)
+    started = time.monotonic()
+    quiet_since = [started]  # last output or heartbeat; shared with the heartbeat thread
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(HEARTBEAT_SECONDS / 4):
+            now = time.monotonic()
+            if now - quiet_since[0] >= HEARTBEAT_SECONDS:
+                _say(f"[merge] still running ({now - started:.0f} s so far)")
+                quiet_since[0] = now
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # the child's prints arrive when made, not when a buffer fills
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", env=env
+    ) as process:
+        thread = threading.Thread(target=heartbeat, daemon=True)
+        thread.start()
+        try:
+            for line in process.stdout or ():
+                quiet_since[0] = time.monotonic()
+                tail.append(line)
+                sys.stderr.write(f"[merge] {line.rstrip(chr(10))}\n")
+                sys.stderr.flush()
+            returncode = process.wait()
+        finally:
+            stop.set()
+            thread.join()
+    return subprocess.CompletedProcess(list(command), returncode, stdout="".join(tail), stderr="")
 
 
 def merge_checkpoint(
@@ -95,10 +145,15 @@ def merge_checkpoint(
         return MergeResult(target, reused=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
+    _say(
+        f"merging {checkpoint.actor_dir} -> {target} with verl's model merger ({python} -m verl.model_merger); "
+        "this loads every shard and can take minutes"
+    )
+    started = time.monotonic()
     try:
         done = runner(merge_command(checkpoint.actor_dir, partial, python))
         if done.returncode != 0:
-            tail = "\n".join(((done.stdout or "") + (done.stderr or "")).splitlines()[-30:])
+            tail = "\n".join(((done.stdout or "") + (done.stderr or "")).splitlines()[-TAIL_LINES:])
             raise RuntimeError(f"verl model merger failed on {checkpoint.actor_dir} (exit {done.returncode}):\n{tail}")
         if not any(partial.glob("*.safetensors")) and not any(partial.glob("*.bin")):
             raise RuntimeError(f"verl model merger wrote no weights into {partial}")
@@ -108,6 +163,7 @@ def merge_checkpoint(
         os.replace(partial, target)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+    _say(f"merged in {time.monotonic() - started:.0f} s: {target}")
     return MergeResult(target, reused=False)
 
 

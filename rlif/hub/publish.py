@@ -58,13 +58,21 @@ def select_run(root: Path, run: str | None) -> Path:
         raise ValueError(f"{root}: no run directory (one with global_step_N subdirectories) found")
     if run is None:
         if len(runs) > 1:
-            listing = "\n  ".join(str(r) for r in runs)
-            raise ValueError(f"{root} holds {len(runs)} runs; choose one with --run:\n  {listing}")
+            raise ValueError(
+                f"{root} holds {len(runs)} runs; choose one with --run <run_name> (a name or a directory below, "
+                f"e.g. --run {runs[-1].name}):\n{_run_listing(runs)}"
+            )
         return runs[0]
     for candidate in runs:
         if candidate == Path(run) or candidate.name == run or candidate == root / run:
             return candidate
-    raise ValueError(f"run {run!r} not found under {root}; runs: {[str(r) for r in runs]}")
+    raise ValueError(f"run {run!r} not found under {root}; pass --run with one of:\n{_run_listing(runs)}")
+
+
+def _run_listing(runs: list[Path]) -> str:
+    """One line per run, its name (what ``--run`` takes) and its directory, so the choice can be pasted."""
+    width = max(len(r.name) for r in runs)
+    return "\n".join(f"  {r.name.ljust(width)}  {r}" for r in runs)
 
 
 def checkpoint_commit_message(checkpoint: Checkpoint) -> str:
@@ -126,7 +134,13 @@ def prepare_data_upload(data_dir: Path, repo_id: str, *, private: bool = True) -
         ValueError: a file fails validation (names file, row and field) or there is nothing to upload.
     """
     data_dir = Path(data_dir)
-    names = sorted(p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*.parquet") if ".cache" not in p.parts)
+    # Hidden directories are never data: ``.staging`` holds downloads that are unchecked or were rejected
+    # (rlif.data.download), ``.cache`` the Hub client's bookkeeping.
+    names = sorted(
+        rel.as_posix()
+        for rel in (p.relative_to(data_dir) for p in data_dir.rglob("*.parquet"))
+        if not any(part.startswith(".") for part in rel.parts[:-1])
+    )
     plan = plan_upload(
         data_dir,
         repo_id,
@@ -134,6 +148,7 @@ def prepare_data_upload(data_dir: Path, repo_id: str, *, private: bool = True) -
         commit_message=f"rlif data: {', '.join(names)}",
         private=private,
         allow_patterns=("*.parquet", "README.md"),
+        ignore_patterns=(".*/**", "*/.*/**"),
     )
     summaries = [validate_parquet(data_dir / f) for f in plan.files if f.endswith(".parquet")]
     return plan, summaries

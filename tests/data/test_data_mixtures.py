@@ -137,11 +137,22 @@ def test_cli_builds_validates_and_checks_overlap(
     mixture = out / "if4_logicif3.parquet"
     assert validate_parquet(mixture).sources == {"iftrain": 4, "logicif": 3}
     assert sorted(p.name for p in out.iterdir()) == ["if4_logicif3.parquet", "ifbench_5_ifeval_6_logicif_4.parquet"]
-    printed = capsys.readouterr().out
-    assert "if4_logicif3.parquet" in printed and "iftrain=4, logicif=3" in printed
+    printed = capsys.readouterr()
+    assert "if4_logicif3.parquet" in printed.out and "iftrain=4, logicif=3" in printed.out
+    assert "overlap check was SKIPPED" not in printed.err
     assert data_main(["overlap", str(mixture), str(eval_file)]) == 0
     assert data_main(["overlap", str(eval_file), str(eval_file)]) == 1
     assert data_main(["validate", str(mixture), str(eval_file)]) == 0
+
+
+def test_cli_warns_when_the_overlap_check_is_skipped(
+    tmp_path: Path, sources: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["mixture", "if2_logicif1", "--out-dir", str(tmp_path), "--sources", str(sources["iftrain"])]
+    assert data_main([*args, str(sources["logicif_train"])]) == 0
+    err = capsys.readouterr().err
+    assert "warning: no --eval-file given, so the train/eval overlap check was SKIPPED" in err
+    assert (tmp_path / "if2_logicif1.parquet").is_file()
 
 
 def test_cli_reports_data_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

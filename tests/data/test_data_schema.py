@@ -55,6 +55,8 @@ BAD_ROWS = [
     ("extra_info.split", "dev", "extra_info.split"),
     ("extra_info.difficulty", -1.0, "extra_info.difficulty"),
     ("extra_info.difficulty", float("nan"), "extra_info.difficulty"),
+    ("extra_info.complexity_score", float("inf"), "extra_info.complexity_score"),
+    ("extra_info.difficulty_level", "brutal", "extra_info.difficulty_level"),
 ]
 
 

@@ -9,8 +9,10 @@ import pytest
 from data_fixtures import IFBENCH_FILE, IFEVAL_FILE, if_train_fixture_row, logicif_fixture_row
 
 from rewards import check_row
+from rewards.logicif_complexity import complexity_extra_info
 from rlif.data.files import read_source_rows, write_rows_atomic
 from rlif.data.mixtures import load_rows
+from rlif.data.schema import validate_parquet
 from rlif.data.sources import convert_row, prompt_key
 
 
@@ -55,6 +57,35 @@ def test_logicif_eval_row_gets_complexity_difficulty() -> None:
     # one for + one if, nesting 2, one call (sum is not called; range is not used): 1+2 + 3*2 + 2*0 + 0.5*8
     assert row["extra_info"]["difficulty"] == pytest.approx(13.0)
     check_row(row["data_source"], row["reward_model"]["ground_truth"], row["extra_info"])
+
+
+def test_logicif_rows_carry_the_full_complexity_extra_info(tmp_path: Path) -> None:
+    """The curriculum fields of ``complexity_extra_info`` survive conversion, the parquet file and validation."""
+    raw = logicif_fixture_row(2, 5)
+    expected = complexity_extra_info(raw["function"], where="x")
+    row = convert_row(raw, where="x")
+    assert {k: row["extra_info"][k] for k in expected} == expected
+    assert expected["complexity_score"] == pytest.approx(13.0) and expected["difficulty_level"] == "easy"
+    # RLIF rows: the function source, when present, wins over a stored score and supplies the level.
+    rlif = {
+        "prompt": [{"role": "user", "content": "trace it"}],
+        "reward_model": {"ground_truth": {"task_id": "T1", "code_output": {"output": 1, "stats": {}}}},
+        "extra_info": {"complexity_score": 99.0, "function": raw["function"]},
+    }
+    with_source = convert_row(rlif, where="x")["extra_info"]
+    assert {k: with_source[k] for k in expected} == expected
+    # Without the source the stored score is kept and the level stays unknown (it needs the source's metrics).
+    rlif["extra_info"] = {"complexity_score": 99.0}
+    stored = convert_row(rlif, where="x")["extra_info"]
+    assert (stored["complexity_score"], stored["difficulty"], stored["difficulty_level"]) == (99.0, 99.0, None)
+    rlif["extra_info"] = {"complexity_score": 40.0, "difficulty_level": "hard"}
+    assert convert_row(rlif, where="x")["extra_info"]["difficulty_level"] == "hard"
+    path = write_rows_atomic([row, if_row := convert_row(if_train_fixture_row(1), where="y")], tmp_path / "m.parquet")
+    validate_parquet(path)
+    back = list(read_source_rows(path))
+    assert {k: back[0]["extra_info"][k] for k in expected} == expected
+    assert (back[1]["extra_info"]["complexity_score"], back[1]["extra_info"]["difficulty_level"]) == (None, None)
+    assert if_row["extra_info"]["difficulty"] == 0.0
 
 
 def test_rlif_rows_are_classified_by_ground_truth() -> None:

@@ -267,11 +267,24 @@ def test_several_runs_need_a_choice(
     args = ["--env-file", str(hub_env), "checkpoint", "--root", str(tmp_path / "checkpoints"), "--repo-id", "me/x"]
     with fake_hub_transport() as hub:
         code, _, err = _upload([*args, "--python", str(fake_python), "--dry-run"], capsys)
-        assert code == 1 and "holds 2 runs; choose one with --run" in err
+        assert code == 1 and "holds 2 runs; choose one with --run <run_name>" in err
+        listed = [line.split() for line in err.splitlines() if line.startswith("  ")]
+        assert [name for name, _ in listed] == ["qwen3-1.7b-if1000", "second"]
+        assert all(Path(path).name == name for name, path in listed)
+        code, _, err = _upload([*args, "--python", str(fake_python), "--dry-run", "--run", "nope"], capsys)
+        assert code == 1 and "run 'nope' not found" in err and "  second  " in err
         code, out, err = _upload([*args, "--python", str(fake_python), "--dry-run", "--run", "second"], capsys)
         assert code == 0, err
         assert "global_step_1" in out
         assert hub.requests == []
+
+
+def test_readme_upload_command_names_the_run() -> None:
+    """With several runs under checkpoints/ the command without --run fails, so the README must not show that."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    uploads = [line for line in readme.splitlines() if line.startswith("python hf_upload.py checkpoint")]
+    assert uploads and all(" --run " in line for line in uploads)
+    assert all(hf_upload.parse_args(line.split("#")[0].split()[2:]).run for line in uploads)
 
 
 def test_merger_failure_is_reported(
@@ -287,7 +300,25 @@ def test_merger_failure_is_reported(
         code, _, err = _upload([*args, "--python", str(fake_python)], capsys)
     assert code == 1
     assert "verl model merger failed" in err and "out of memory while loading shards" in err
+    assert "[merge] Traceback: out of memory while loading shards" in err  # shown live, not only in the error
+    assert f"merging {run_dir / 'global_step_20' / 'actor'} -> " in err
     assert hub.repos == {}
+
+
+def test_merger_output_is_streamed_live_with_a_heartbeat(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlif.hub import merge
+
+    monkeypatch.setattr(merge, "HEARTBEAT_SECONDS", 0.2)
+    child = "import sys, time; print('loading shards'); time.sleep(1.0); print('saving', file=sys.stderr); sys.exit(2)"
+    done = merge._run([sys.executable, "-c", child])
+    err = capsys.readouterr().err
+    assert (done.returncode, done.stdout) == (2, "loading shards\nsaving\n")
+    lines = err.splitlines()
+    first, second = lines.index("[merge] loading shards"), lines.index("[merge] saving")
+    beats = [i for i, line in enumerate(lines) if line.startswith("[merge] still running (")]
+    assert beats and first < beats[0] < second, err  # the first line arrived while the child was still sleeping
 
 
 def test_model_card_takes_the_latest_validation_across_job_attempts(run_dir: Path) -> None:

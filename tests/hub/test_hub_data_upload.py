@@ -24,6 +24,10 @@ def data_dir(tmp_path: Path) -> Path:
     (out / "README.md").write_text("rlif data\n")
     (out / ".cache" / "huggingface").mkdir(parents=True)
     (out / ".cache" / "huggingface" / "junk.parquet").write_bytes(b"client bookkeeping, never uploaded")
+    (out / ".staging").mkdir()
+    (out / ".staging" / "if9_logicif0.parquet").write_bytes(b"a rejected download, never uploaded")
+    (out / "graph" / ".staging").mkdir(parents=True)
+    (out / "graph" / ".staging" / "x.parquet").write_bytes(b"hidden at any depth")
     return out
 
 

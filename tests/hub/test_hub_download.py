@@ -1,5 +1,6 @@
-"""Downloads against a real local Hub (olah on 127.0.0.1): data and models, pinned revisions, validation errors,
-overlap detection, and resuming after the client is killed halfway through a file."""
+"""Downloads against a real local Hub (olah on 127.0.0.1): data and models, pinned revisions, validation errors
+(the rejected file stays in staging, never in verl_data/), overlap detection, and resuming after the client is
+killed halfway through a file."""
 
 from __future__ import annotations
 
@@ -161,10 +162,16 @@ def test_invalid_row_fails_with_file_row_and_field(
     hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "verl_data"
-    assert (
-        hf_data_download.main(["--repo-id", "testorg/bad-data", "--out-dir", str(out), "--env-file", str(hub_env)]) == 1
-    )
-    assert "if2_logicif0.parquet: row 1: field prompt[0].role: must be one of" in capsys.readouterr().err
+    args = ["--repo-id", "testorg/bad-data", "--out-dir", str(out), "--env-file", str(hub_env)]
+    assert hf_data_download.main(args) == 1
+    err = capsys.readouterr().err
+    staged = out / ".staging" / "if2_logicif0.parquet"
+    assert f"{staged}: row 1: field prompt[0].role: must be one of" in err
+    assert f"kept in staging as {staged}" in err
+    assert staged.is_file(), "the rejected download is kept for inspection and for a resumed re-run"
+    assert not (out / "if2_logicif0.parquet").exists(), "a rejected file must never sit where training loads data"
+    assert hf_data_download.main(args) == 1  # a re-run rejects it again and still leaves verl_data/ alone
+    assert not (out / "if2_logicif0.parquet").exists()
 
 
 def test_train_eval_overlap_fails(
@@ -176,6 +183,8 @@ def test_train_eval_overlap_fails(
     assert code == 1
     assert "if8_logicif0.parquet  ifbench_5_ifeval_6_logicif_4.parquet  1" in printed.out
     assert "overlap the evaluation file" in printed.err
+    assert sorted(p.name for p in out.iterdir()) == [".staging"], "nothing of a rejected set reaches verl_data/"
+    assert (out / ".staging" / "if8_logicif0.parquet").is_file()
 
 
 def test_unknown_repo_and_missing_settings(hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,17 +227,19 @@ def test_download_resumes_after_the_client_is_killed(hub: dict[str, Any], tmp_pa
         )
         try:
             assert proxy.stalled.wait(timeout=120), "the client never reached the large file"
-            small = [out / "if3_logicif2.parquet", out / "ifbench_5_ifeval_6_logicif_4.parquet"]
+            staging = out / ".staging"
+            small = [staging / "if3_logicif2.parquet", staging / "ifbench_5_ifeval_6_logicif_4.parquet"]
             deadline = time.monotonic() + 60
             while not all(p.exists() for p in small) and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert all(p.exists() for p in small), "the small files should finish while the large one hangs"
-            partial = list((out / ".cache" / "huggingface" / "download").glob("*.incomplete"))
+            partial = list((staging / ".cache" / "huggingface" / "download").glob("*.incomplete"))
             assert partial, "the interrupted file should sit in the client's .incomplete staging file"
         finally:
             client.send_signal(signal.SIGKILL)
             client.wait(timeout=30)
         assert not (out / BIG).exists(), "an interrupted file must never appear at its final path"
+        assert not list(out.glob("*.parquet")), "nothing reaches verl_data/ before the whole set is validated"
         first_run = len(proxy.log)
         proxy.stall_name = None
         rerun = subprocess.run(
@@ -244,4 +255,6 @@ def test_download_resumes_after_the_client_is_killed(hub: dict[str, Any], tmp_pa
     assert "if60_logicif0.parquet                 mixture  60" in rerun.stdout
     second_gets = [path for method, path in proxy.log[first_run:] if method == "GET" and "/resolve/" in path]
     assert [p.rsplit("/", 1)[-1] for p in second_gets] == [BIG], "completed files must not be fetched again"
-    assert not list((out / ".cache" / "huggingface" / "download").glob("*.incomplete"))
+    assert not list((out / ".staging" / ".cache" / "huggingface" / "download").glob("*.incomplete"))
+    placed = sorted(p.name for p in out.glob("*.parquet"))
+    assert placed == ["if3_logicif2.parquet", BIG, "ifbench_5_ifeval_6_logicif_4.parquet"]

@@ -7,6 +7,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -45,6 +46,49 @@ def test_verify_files_reports_each_problem(tmp_path: Path) -> None:
     lfs.write_bytes(b"9876543210")
     with pytest.raises(ValueError, match=r"lfs\.safetensors: sha256 differs"):
         verify_files(tmp_path, [listing[3]])
+
+
+class _RecordingBar:
+    """Stands in for tqdm: records its settings and every update."""
+
+    made: ClassVar[list[_RecordingBar]] = []
+
+    def __init__(self, **kwargs: object) -> None:
+        self.kwargs = kwargs
+        self.updates: list[int] = []
+        _RecordingBar.made.append(self)
+
+    def __enter__(self) -> _RecordingBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        self.updates.append(n)
+
+
+def test_verification_reports_byte_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rlif.hub import download
+
+    monkeypatch.setattr(download, "_CHUNK", 1000)
+    monkeypatch.setattr(download, "tqdm", _RecordingBar)
+    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
+    big, lfs = tmp_path / "big.bin", tmp_path / "w.safetensors"
+    big.write_bytes(os.urandom(4500))
+    lfs.write_bytes(os.urandom(2500))
+    listing = [
+        RemoteFile("big.bin", 4500, git_blob_sha1(big), None),
+        RemoteFile("w.safetensors", 2500, "pointer", hashlib.sha256(lfs.read_bytes()).hexdigest()),
+        RemoteFile("gone.bin", 700, "2" * 40, None),
+    ]
+    _RecordingBar.made.clear()
+    assert download.file_problems(tmp_path, listing) == {"gone.bin": f"{tmp_path / 'gone.bin'}: missing"}
+    (bar,) = _RecordingBar.made
+    assert bar.kwargs["total"] == 7700 and bar.kwargs["unit"] == "B"
+    assert bar.kwargs["disable"] is None  # tqdm's own rule: on for a terminal, off for pipes and logs
+    assert bar.updates == [1000] * 4 + [500, 1000, 1000, 500, 700]  # chunk by chunk; a missing file is skipped
+    verify_files(tmp_path, listing[:2])
 
 
 def test_only_stale_staging_files_are_removed(tmp_path: Path) -> None:
