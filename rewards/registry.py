@@ -24,9 +24,20 @@ CheckFn = Callable[[str, Mapping[str, Any] | None], None]
 ParamsCheckFn = Callable[[Mapping[str, Any]], None]
 """``check_params(params)`` raises ``ValueError`` for a bad value of one of the family's reward options."""
 
+FailureScoreFn = Callable[[Mapping[str, Any]], float]
+"""``failure_score(params) -> float``: the score of a sample whose scorer raised, given the run's (already checked)
+options of this family. It must be the lowest score the family can give under those options, so that a crash never
+pays more than the worst real answer (under a variant whose range goes below 0, a crash scored 0 would beat an
+infeasible answer and teach the policy to trigger scorer bugs)."""
+
 
 def accept_any_params(params: Mapping[str, Any]) -> None:
     """Default ``check_params`` for families whose options need no value check."""
+
+
+def zero_failure_score(params: Mapping[str, Any]) -> float:
+    """Default ``failure_score`` for families whose scores never go below 0 (IF, LogicIF): a crash scores 0."""
+    return 0.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ class TaskFamily:
         check_ground_truth: the build-time checker (see ``CheckFn``).
         check_params: validates the values of the options a run sets (see ``ParamsCheckFn``), so a typo such as
             ``graph_reward=binery`` fails on the first sample instead of zeroing every reward.
+        failure_score: the score the router gives a sample whose scorer raised (see ``FailureScoreFn``); the
+            default, 0, suits families whose scores are never negative.
     """
 
     name: str
@@ -54,6 +67,7 @@ class TaskFamily:
     score: ScoreFn
     check_ground_truth: CheckFn
     check_params: ParamsCheckFn = accept_any_params
+    failure_score: FailureScoreFn = zero_failure_score
 
 
 _FAMILIES: dict[str, TaskFamily] = {}

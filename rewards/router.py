@@ -76,8 +76,10 @@ def compute_score(
 
     Returns:
         A dict with the keys of ``reward_keys()``: ``score`` is the reward. An unknown source scores 0 with
-        ``unknown_source=1`` (logged once per source); a scorer bug scores 0 with ``reward_error=1`` and a logged
-        traceback, so a single bad sample cannot end a long run but still shows in the step metrics.
+        ``unknown_source=1`` (logged once per source); a scorer bug scores the family's ``failure_score`` (its
+        lowest reward under the run's options: 0 for IF and LogicIF, the variant's lower bound for graphs, so a
+        crash never pays more than a wrong answer) with ``reward_error=1`` and a logged traceback, so a single bad
+        sample cannot end a long run but still shows in the step metrics.
 
     Raises:
         ValueError: a reward option is unknown (a configuration error, raised on the first sample).
@@ -94,13 +96,14 @@ def compute_score(
             logger.error("rlif reward: unknown data_source %r scores 0 (known: %s)", data_source, _known_prefixes())
         result.update(score=0.0, acc=0.0, unknown_source=1.0)
         return result
+    params = {k: v for k, v in kwargs.items() if k in family.params}
     try:
-        scores = _score_with(family, response, ground_truth, extra_info, kwargs)
+        scores = _score_with(family, response, ground_truth, extra_info, params)
     except Exception:  # a scorer bug must not end a long run: it is counted in reward_error and logged instead
         logger.error(
             "rlif reward: %s scorer failed on a %r sample:\n%s", family.name, data_source, traceback.format_exc()
         )
-        result.update(score=0.0, acc=0.0, reward_error=1.0)
+        result.update(score=_failure_score(family, params), acc=0.0, reward_error=1.0)
         return result
     result.update(scores)
     return result
@@ -122,14 +125,22 @@ def _score_with(
     response: Any,
     ground_truth: str,
     extra_info: Mapping[str, Any] | None,
-    kwargs: Mapping[str, Any],
+    params: Mapping[str, Any],
 ) -> Mapping[str, float | None]:
-    params = {k: v for k, v in kwargs.items() if k in family.params}
     scores = family.score(response, ground_truth, extra_info, **params)
     extra = set(scores) - {"score", "acc", *family.metric_keys}
     if extra or "score" not in scores or "acc" not in scores:
         raise RuntimeError(f"{family.name} scorer broke its key contract: extra {sorted(extra)}, got {sorted(scores)}")
     return scores
+
+
+def _failure_score(family: TaskFamily, params: Mapping[str, Any]) -> float:
+    """The family's crash score (its lowest reward under ``params``); if even that fails, the 0 of old, logged."""
+    try:
+        return float(family.failure_score(params))
+    except Exception:
+        logger.error("rlif reward: %s failure_score failed:\n%s", family.name, traceback.format_exc())
+        return 0.0
 
 
 def _known_prefixes() -> str:

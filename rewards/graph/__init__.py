@@ -4,9 +4,12 @@ Importing this package registers the ``graph`` family for every ``data_source`` 
 Details, formulas and deviations from GraphArena/NPG-Muse: ``docs/np-graph-rewards.md``.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from rewards.graph.scorer import score_graph
 from rewards.graph.truth import check_ground_truth
-from rewards.graph.variants import shape_named
+from rewards.graph.variants import DEFAULT_SHAPE, shape_named
 from rewards.registry import TaskFamily, register_family
 
 
@@ -14,6 +17,15 @@ def check_params(params: dict) -> None:
     """``graph_reward`` must name one of the five variants."""
     if "graph_reward" in params:
         shape_named(params["graph_reward"])
+
+
+def failure_score(params: Mapping[str, Any]) -> float:
+    """A crashed sample scores the variant's lowest reward, so a scorer bug never pays more than any answer.
+
+    Under ``complicated`` an infeasible answer scores -1 (-2 with a loop): a crash scored 0 would beat it, the
+    NPG-Muse hazard ``docs/np-graph-rewards.md`` (deviation 11) rules out.
+    """
+    return shape_named(params.get("graph_reward", DEFAULT_SHAPE)).bounds()[0]
 
 
 GRAPH_FAMILY = register_family(
@@ -32,6 +44,7 @@ GRAPH_FAMILY = register_family(
         score=score_graph,
         check_ground_truth=check_ground_truth,
         check_params=check_params,
+        failure_score=failure_score,
     )
 )
 

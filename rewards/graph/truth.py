@@ -88,8 +88,9 @@ def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None =
 
     Args:
         ground_truth: the row's ``reward_model.ground_truth``.
-        extra_info: the row's ``extra_info``; scoring does not read it, but when it carries ``task`` or
-            ``exact_answer`` (as ``rlif.graphs.rows`` writes) they must agree with the ground truth.
+        extra_info: the row's ``extra_info``; scoring does not read it, but when it carries ``task``,
+            ``exact_answer``, ``optimum`` or ``instance`` (node-link JSON, as ``rlif.graphs.rows`` writes) they must
+            agree with the ground truth, so analysis that reads ``extra_info`` sees what the reward scores.
 
     Raises:
         ValueError: malformed JSON, unknown task, bad ids/names/weights/labels, an optimum that no solution of
@@ -100,8 +101,17 @@ def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None =
         return
     if "task" in extra_info and extra_info["task"] != truth.task:
         raise ValueError(f"extra_info.task: {extra_info['task']!r} but the ground truth is a {truth.task!r} instance")
-    if "exact_answer" in extra_info and extra_info["exact_answer"] != truth.optimum:
-        raise ValueError(f"extra_info.exact_answer: {extra_info['exact_answer']!r} but the optimum is {truth.optimum}")
+    for key in ("exact_answer", "optimum"):
+        if key in extra_info and extra_info[key] != truth.optimum:
+            raise ValueError(f"extra_info.{key}: {extra_info[key]!r} but the optimum is {truth.optimum}")
+    if "instance" in extra_info:
+        instance = extra_info["instance"]
+        try:
+            same = isinstance(instance, str) and json.loads(instance) == json.loads(ground_truth)["graph"]
+        except ValueError:
+            same = False
+        if not same:
+            raise ValueError("extra_info.instance: not the ground truth's graph as a node-link JSON string")
 
 
 def parse_ground_truth(ground_truth: str) -> GraphTruth:

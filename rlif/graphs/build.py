@@ -1,7 +1,8 @@
 """Build the graph-task parquet files: ``python -m rlif.graphs.build --count N --out DIR [options]``.
 
 Work is cut into shards of consecutive item indices per (task, size). Each shard is generated and solved by a
-worker (local processes, or Ray tasks when a cluster is reachable) and written by the driver as one JSONL file,
+worker (Ray tasks when a Ray cluster is reachable, else local processes; see ``resolve_ray_mode``) and written by
+the driver as one JSONL file,
 atomically (temporary file + rename), so an interrupted build resumes where it stopped: a rerun skips every
 shard file that exists. Once all shards exist the driver assembles the outputs:
 
@@ -22,6 +23,7 @@ import json
 import logging
 import os
 import random
+import socket
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -43,6 +45,11 @@ GENERATOR_VERSION = 1
 """Bump when generation changes, so old shards are not mixed with new ones (it names the shard folder)."""
 
 RAY_MODES = ("off", "auto", "local")
+DEFAULT_RAY_MODE = "auto"
+"""The default detects a reachable cluster and falls back to local processes, so a build started on a Ray cluster
+spreads over it without a flag, and one started elsewhere never starts Ray."""
+RAY_PROBE_TIMEOUT_S = 2.0
+"""How long ``ray_cluster_reachable`` waits for the cluster's GCS port before calling a recorded address stale."""
 VAL_FILES = {"small": "val_easy.parquet", "large": "val_hard.parquet"}
 
 
@@ -59,8 +66,8 @@ class BuildConfig:
         levels: number of curriculum levels.
         seed: base seed; item ``i`` of (task, size) is reproducible from it alone.
         workers: local worker processes (1 = in this process).
-        ray: ``off``; ``auto`` = use the Ray cluster named by ``RAY_ADDRESS`` or started with ``ray start``
-            (see ``ray_cluster_address``), else local processes;
+        ray: ``auto`` (default) = use the Ray cluster named by ``RAY_ADDRESS`` or started with ``ray start`` when
+            it answers (see ``resolve_ray_mode``), else local processes; ``off`` = local processes only;
             ``local`` = start a private local Ray instance with ``workers`` CPUs.
         shard_size: items per shard file.
     """
@@ -73,7 +80,7 @@ class BuildConfig:
     levels: int = 5
     seed: int = 0
     workers: int = 1
-    ray: str = "off"
+    ray: str = DEFAULT_RAY_MODE
     shard_size: int = 32
 
     def __post_init__(self) -> None:
@@ -175,39 +182,100 @@ def _run_local(pending: Sequence[ShardSpec], workers: int, done: Callable[[Shard
             done(futures[future], future.result())
 
 
+def ray_address_record() -> Path:
+    """Where ``ray start`` records the current cluster: ``<RAY_TMPDIR, TMPDIR or /tmp>/ray/ray_current_cluster``.
+
+    This is the file Ray's own ``ray.init(address="auto")`` reads first (``ray._common.utils.get_ray_address_file``);
+    ``ray stop`` deletes it.
+    """
+    temp_root = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or "/tmp"
+    return Path(temp_root) / "ray" / "ray_current_cluster"
+
+
 def ray_cluster_address() -> str | None:
     """The address of a Ray cluster meant to be shared, or None.
 
     That is ``RAY_ADDRESS`` if set (Ray jobs and ``ray submit`` set it), else the address ``ray start`` records in
-    ``<RAY_TMPDIR, TMPDIR or /tmp>/ray/ray_current_cluster``. Unlike Ray's own ``address="auto"`` this does not
-    scan the process table, which would also find another program's private ``ray.init()`` instance.
+    ``ray_address_record()``. ``RAY_ADDRESS=auto`` defers to that record, and ``RAY_ADDRESS=local`` (Ray's "start
+    a new instance") names no cluster. Unlike Ray's own ``address="auto"`` this does not scan the process table,
+    which would also find another program's private ``ray.init()`` instance.
     """
-    if os.environ.get("RAY_ADDRESS"):
-        return os.environ["RAY_ADDRESS"]
-    temp_root = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or "/tmp"
-    record = Path(temp_root) / "ray" / "ray_current_cluster"
-    address = record.read_text().strip() if record.exists() else ""
+    env = os.environ.get("RAY_ADDRESS", "").strip()
+    if env == "local":
+        return None
+    if env and env != "auto":
+        return env
+    record = ray_address_record()
+    try:
+        address = record.read_text().strip()
+    except OSError:  # no record (no ``ray start`` on this machine, or ``ray stop`` removed it) or unreadable
+        return None
     return address or None
 
 
-def _run_ray(pending: Sequence[ShardSpec], mode: str, workers: int, done: Callable[[ShardSpec, list], None]) -> bool:
-    """Run shards as Ray tasks. Returns False (nothing run) when ``mode`` is ``auto`` and no cluster is known.
+def ray_cluster_reachable(address: str, timeout: float = RAY_PROBE_TIMEOUT_S) -> bool:
+    """Whether ``address`` (``host:port`` or ``ray://host:port``) accepts a TCP connection within ``timeout``.
+
+    A record left behind by a cluster that died without ``ray stop`` (a killed container, a reboot with a kept
+    temp folder) would otherwise make ``ray.init`` fail or hang; a connect probe catches that without starting Ray.
+    An address this cannot parse is assumed reachable, so Ray itself reports what is wrong with it.
+    """
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return True
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def resolve_ray_mode(mode: str, workers: int) -> tuple[str, str | None]:
+    """Decide where shards run, and log the choice: ``("cluster", address)``, ``("local", None)`` (a private Ray
+    instance) or ``("off", None)`` (local processes).
+
+    ``auto`` picks the cluster of ``ray_cluster_address`` when ``ray_cluster_reachable`` says it answers, else local
+    processes; it never starts a Ray instance. ``off`` and ``local`` are taken as given.
+    """
+    if mode == "local":
+        logger.info("starting a private local Ray instance with %d CPU(s)", workers)
+        return "local", None
+    if mode == "auto":
+        address = ray_cluster_address()
+        if address is None:
+            logger.info(
+                "no Ray cluster reachable (no RAY_ADDRESS, no %s); using %d local worker process(es)",
+                ray_address_record(),
+                workers,
+            )
+            return "off", None
+        if not ray_cluster_reachable(address):
+            logger.info(
+                "no Ray cluster reachable (%s does not answer; stale record?); using %d local worker process(es)",
+                address,
+                workers,
+            )
+            return "off", None
+        logger.info("using the Ray cluster at %s", address)
+        return "cluster", address
+    logger.info("Ray off; using %d local worker process(es)", workers)
+    return "off", None
+
+
+def _run_ray(
+    pending: Sequence[ShardSpec], address: str | None, workers: int, done: Callable[[ShardSpec, list], None]
+) -> None:
+    """Run shards as Ray tasks on the cluster at ``address``, or on a private local instance when it is None.
 
     The ``rlif`` package travels to the workers through ``runtime_env.py_modules``, so cluster nodes need only
     the dependencies (networkx, numpy, highspy, fast-tsp), not this checkout.
     """
-    if mode == "auto":
-        address = ray_cluster_address()
-        if address is None:
-            logger.info("no Ray cluster reachable (no RAY_ADDRESS, no ray_current_cluster); using local processes")
-            return False
     import ray
 
     import rlif
 
     runtime_env = {"py_modules": [str(Path(rlif.__file__).parent)]}
-    if mode == "auto":
-        logger.info("using the Ray cluster at %s", address)
+    if address is not None:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
     else:
         ray.init(
@@ -226,7 +294,6 @@ def _run_ray(pending: Sequence[ShardSpec], mode: str, workers: int, done: Callab
                 done(futures.pop(ref), ray.get(ref))
     finally:
         ray.shutdown()
-    return True
 
 
 def build_shards(config: BuildConfig) -> list[ShardSpec]:
@@ -239,14 +306,17 @@ def build_shards(config: BuildConfig) -> list[ShardSpec]:
     pending = [spec for spec in plan if not (config.shard_dir / spec.file_name).exists()]
     logger.info("%d of %d shards to build in %s", len(pending), len(plan), config.shard_dir)
     if pending:
+        runner, address = resolve_ray_mode(config.ray, config.workers)
         with tqdm(total=sum(s.stop - s.start for s in pending), unit="item", desc="graph items") as bar:
 
             def done(spec: ShardSpec, rows: list) -> None:
                 write_shard(config.shard_dir / spec.file_name, rows)
                 bar.update(len(rows))
 
-            if config.ray == "off" or not _run_ray(pending, config.ray, config.workers, done):
+            if runner == "off":
                 _run_local(pending, config.workers, done)
+            else:
+                _run_ray(pending, address, config.workers, done)
     return plan
 
 
@@ -362,7 +432,13 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     parser.add_argument("--levels", type=int, default=5, help="curriculum levels")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local worker processes")
-    parser.add_argument("--ray", choices=RAY_MODES, default="off", help="auto: use a reachable Ray cluster")
+    parser.add_argument(
+        "--ray",
+        choices=RAY_MODES,
+        default=DEFAULT_RAY_MODE,
+        help="auto (default): a reachable Ray cluster (RAY_ADDRESS or `ray start`), else local processes; "
+        "off: local processes; local: a private Ray instance",
+    )
     parser.add_argument("--shard-size", type=int, default=32, help="items per shard file")
     args = parser.parse_args(argv)
     count = args.count

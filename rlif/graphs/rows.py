@@ -6,17 +6,24 @@ One row per instance, verl's RL dataset layout::
     prompt        [{"role": "user", "content": <answer rules + problem>}]
     ability       "graph_reasoning"
     reward_model  {"style": "rule", "ground_truth": <canonical JSON of {"task", "graph", "optimum"}>}
-    extra_info    {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer"}
+    extra_info    {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer",
+                   "instance", "optimum"}
 
 ``index`` and ``level`` depend on the whole data set (file position, curriculum rank), so ``item_row`` leaves
 them unset (-1) and the builder fills them in when it writes the files.
+
+``instance`` (the ground truth's node-link ``graph``, as a canonical JSON string) and ``optimum`` repeat what the
+ground truth holds, so analysis and samplers can read a row's instance and optimum from ``extra_info`` alone; the
+reward reads only ``reward_model.ground_truth``. ``instance`` is a string, not a nested struct, because the
+instance shapes differ per task (one graph, or a list of two for GED/MCS) and parquet needs one column type per
+file. ``exact_answer`` (NPG-Muse's name) equals ``optimum``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rlif.graphs.instance import difficulty, ground_truth_json
+from rlif.graphs.instance import canonical_json, difficulty, ground_truth_json, to_node_link
 from rlif.graphs.tasks import SolvedItem
 
 ABILITY = "graph_reasoning"
@@ -35,11 +42,12 @@ def item_row(item: SolvedItem, split: str) -> dict[str, Any]:
     """
     if split not in ("train", "val"):
         raise ValueError(f"split: expected 'train' or 'val', got {split!r}")
+    ground_truth = ground_truth_json(item.task, item.instance, item.optimum)
     return {
         "data_source": data_source(item.task),
         "prompt": [{"role": "user", "content": item.prompt}],
         "ability": ABILITY,
-        "reward_model": {"style": "rule", "ground_truth": ground_truth_json(item.task, item.instance, item.optimum)},
+        "reward_model": {"style": "rule", "ground_truth": ground_truth},
         "extra_info": {
             "split": split,
             "index": -1,
@@ -49,5 +57,7 @@ def item_row(item: SolvedItem, split: str) -> dict[str, Any]:
             "size": item.size,
             "level": -1,
             "exact_answer": item.optimum,
+            "instance": canonical_json(to_node_link(item.task, item.instance)),
+            "optimum": item.optimum,
         },
     }

@@ -77,6 +77,13 @@ def test_extra_info_must_agree_with_the_ground_truth():
         check_ground_truth(GOOD, {"task": "mvc"})
     with pytest.raises(ValueError, match=r"extra_info\.exact_answer"):
         check_ground_truth(GOOD, {"exact_answer": 3})
+    graph = json.dumps(json.loads(GOOD)["graph"])
+    check_ground_truth(GOOD, {"optimum": 2, "instance": graph})
+    with pytest.raises(ValueError, match=r"extra_info\.optimum"):
+        check_ground_truth(GOOD, {"optimum": 3})
+    for bad in ("{}", "not json", json.loads(GOOD)["graph"]):  # another graph, no JSON, a dict rather than a string
+        with pytest.raises(ValueError, match=r"extra_info\.instance"):
+            check_ground_truth(GOOD, {"instance": bad})
 
 
 def test_non_string_ground_truth_raises():

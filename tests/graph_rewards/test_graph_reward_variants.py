@@ -93,3 +93,39 @@ def test_bounds_match_the_documented_ranges(variant):
 
 def test_lowest_complicated_reward_is_reached():
     assert score(LOOP + "[Ghost]", "complicated")["score"] == -2
+
+
+LOWEST = {
+    "binary": 0.0,
+    "binary_format": 0.0,
+    "binary_format_repeat": -0.5,
+    "ratio_quality_format_repeat": -0.5,
+    "complicated": -2.0,
+}
+"""Each variant's documented lowest reward: what a crashed sample must score, so a crash never beats an answer."""
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_scorer_crash_scores_the_variant_lowest_reward(variant, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("checker bug")
+
+    monkeypatch.setattr("rewards.graph.scorer.judge", broken)
+    out = score(think("x", "[Ghost]"), variant)
+    assert out["score"] == LOWEST[variant] == SHAPES[variant].bounds()[0]
+    assert out["reward_error"] == 1 and out["acc"] == 0 and set(out) == set(reward_keys())
+    monkeypatch.undo()
+    infeasible = score(think("x", "[Ghost]"), variant)
+    assert infeasible["reward_error"] == 0 and out["score"] <= infeasible["score"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_bad_ground_truth_scores_the_variant_lowest_reward(variant):
+    out = score(think("x", CLIQUE4), variant, truth='{"task": "mcp"}')  # parse_ground_truth raises ValueError
+    assert out["score"] == LOWEST[variant] and out["reward_error"] == 1
+
+
+def test_crash_score_follows_the_default_variant(monkeypatch):
+    monkeypatch.setattr("rewards.graph.scorer.judge", lambda *a, **k: 1 / 0)
+    out = compute_score("graph/mcp", think("x", CLIQUE4), MCP, None)
+    assert out["score"] == 0.0 and out["reward_error"] == 1

@@ -36,6 +36,12 @@ def random_text(rng: random.Random, alphabet: str, n: int) -> str:
     return text
 
 
+def _prose(size: int) -> str:
+    """Real model responses (IFBench sample outputs) joined until ``size`` characters."""
+    responses = [json.loads(line)["response"] for line in RESPONSES.read_text().splitlines()]
+    return "\n\n".join(responses)[:size]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_agrees_with_brute_force_on_small_parameters(seed):
     rng = random.Random(seed)
@@ -94,20 +100,59 @@ def test_parameters_are_checked():
         has_repetition("abc", min_repeats=2)
 
 
-def test_24k_characters_in_a_few_milliseconds():
+TARGET_S = 0.005
+"""The issue's target: a 24k-character response in 5 ms of CPU time (asserted on the best of several runs, so a
+busy shared machine does not fail it; the typical case takes about 1 ms)."""
+
+
+def test_24k_characters_within_the_target():
     prose = _prose(24_000)
     has_repetition(prose)
     best = min(_timed(lambda: has_repetition(prose)) for _ in range(5))
-    assert best < 0.015  # about 2 ms measured; generous for a loaded 2-core machine
+    assert best < TARGET_S  # about 1.2 ms measured
+
+
+def _near_loops(rng: random.Random, period: int, size: int) -> str:
+    """Blocks of ``period`` characters written four times (one copy short of a loop), then a break, repeated."""
+    parts: list[str] = []
+    while sum(map(len, parts)) < size:
+        block = "".join(rng.choice("abcdefghij") for _ in range(period))
+        parts.append(block * 4 + "#")
+    return "".join(parts)[:size]
+
+
+def _worst_cases() -> dict[str, str]:
+    """24k-character texts that make the detector work hardest short of very short periods (below): no loop, so
+    every level is searched, and near-loops that leave many candidates to extend."""
+    rng = random.Random(11)
+    size = 24_000
+    cases = {f"near-loops, period {p}": _near_loops(rng, p, size) for p in (20, 37, 80, 300)}
+    cases["four copies of a 5k block"] = ("".join(rng.choice("abcdefghij") for _ in range(5_000)) * 5)[:size]
+    cases["random a/b"] = "".join(rng.choice("ab") for _ in range(size))
+    cases["counting list"] = ", ".join(str(i) for i in range(6_000))[:size]
+    cases["prose ending in a loop"] = _prose(size - 540) + "Wait, let me check the edge between Ana and Bo. " * 11
+    return cases
+
+
+WORST_CASES = _worst_cases()
+
+
+@pytest.mark.parametrize("name", sorted(WORST_CASES))
+def test_worst_cases_within_the_target(name):
+    text = WORST_CASES[name]
+    has_repetition(text)
+    best = min(_timed(lambda: has_repetition(text)) for _ in range(7))
+    assert best < TARGET_S, f"{name}: {best * 1e3:.2f} ms"  # 0.4-2 ms measured
+
+
+@pytest.mark.parametrize("text", ["a" * 24_000, "ab" * 12_000, "abc" * 8_000], ids=["period 1", "period 2", "period 3"])
+def test_very_short_periods_within_the_target(text):
+    has_repetition(text)
+    best = min(_timed(lambda: has_repetition(text)) for _ in range(7))
+    assert best < TARGET_S  # 1.2-1.7 ms measured: candidates are measured in chunks, the first one confirms the loop
 
 
 def _timed(fn) -> float:
     start = time.process_time()
     fn()
     return time.process_time() - start
-
-
-def _prose(size: int) -> str:
-    """Real model responses (IFBench sample outputs) joined until ``size`` characters."""
-    responses = [json.loads(line)["response"] for line in RESPONSES.read_text().splitlines()]
-    return "\n\n".join(responses)[:size]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import socket
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -11,17 +13,25 @@ import pytest
 
 import rlif.graphs.build as build_module
 from rewards.router import check_row
-from rlif.graphs.build import BuildConfig, build, parse_args, ray_cluster_address
+from rlif.graphs.build import (
+    BuildConfig,
+    build,
+    parse_args,
+    ray_cluster_address,
+    ray_cluster_reachable,
+    resolve_ray_mode,
+)
 from rlif.graphs.exact import solve
 from rlif.graphs.instance import parse_ground_truth
 
 TASKS = ("mcp", "tsp", "mcs")
 ROW_KEYS = {"data_source", "prompt", "ability", "reward_model", "extra_info"}
-INFO_KEYS = {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer"}
+INFO_KEYS = {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer", "instance", "optimum"}
 
 
 def _config(out, **overrides):
     settings = {"tasks": TASKS, "count": 6, "val_per_size": 2, "levels": 3, "shard_size": 4, "workers": 1}
+    settings["ray"] = "off"  # hermetic: never reach a Ray cluster this machine may have recorded
     settings.update(overrides)
     return BuildConfig(out=out, **settings)
 
@@ -75,6 +85,19 @@ def test_rows_follow_the_schema_and_their_optimum_is_exact(built):
         for row in rows[:6]:
             truth = parse_ground_truth(row["reward_model"]["ground_truth"])
             assert solve(truth.task, truth.instance).optimum == truth.optimum
+
+
+def test_extra_info_carries_the_instance_and_the_solver_optimum(built):
+    """The issue's row contract: ``extra_info`` alone holds the instance (node-link JSON) and its optimum."""
+    out, _ = built
+    rows = _rows(out / "train_mixed.parquet") + _rows(out / "val_hard.parquet")
+    assert {r["extra_info"]["task"] for r in rows} == set(TASKS)
+    for row in rows:
+        info = row["extra_info"]
+        assert isinstance(info["instance"], str)
+        assert json.loads(info["instance"]) == json.loads(row["reward_model"]["ground_truth"])["graph"]
+        solved = solve(info["task"], parse_ground_truth(row["reward_model"]["ground_truth"]).instance).optimum
+        assert info["optimum"] == info["exact_answer"] == solved
 
 
 def test_curriculum_levels_are_equal_size_and_ordered_by_difficulty(built):
@@ -150,6 +173,84 @@ def test_ray_cluster_address_comes_from_env_or_ray_start_record(tmp_path, monkey
     assert ray_cluster_address() == "10.1.2.3:6379"
     monkeypatch.setenv("RAY_ADDRESS", "ray://head:10001")
     assert ray_cluster_address() == "ray://head:10001"
+    monkeypatch.setenv("RAY_ADDRESS", "auto")  # Ray's "find the current cluster": the ``ray start`` record
+    assert ray_cluster_address() == "10.1.2.3:6379"
+    monkeypatch.setenv("RAY_ADDRESS", "local")  # Ray's "start a new instance": no cluster to join
+    assert ray_cluster_address() is None
+
+
+@pytest.fixture()
+def listening_port():
+    """A local TCP port that accepts connections, standing in for a cluster's GCS port (no Ray started)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_ray_cluster_reachable_probes_the_port(listening_port):
+    assert ray_cluster_reachable(f"127.0.0.1:{listening_port}")
+    assert ray_cluster_reachable(f"ray://127.0.0.1:{listening_port}")
+    assert not ray_cluster_reachable(f"127.0.0.1:{_closed_port()}", timeout=0.5)
+    assert ray_cluster_reachable("some-odd-address")  # unparseable: left for Ray to judge
+
+
+@pytest.fixture()
+def no_cluster(tmp_path, monkeypatch):
+    """An environment with no RAY_ADDRESS and an empty Ray temp folder; returns the record path to write."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    (tmp_path / "ray").mkdir()
+    return tmp_path / "ray" / "ray_current_cluster"
+
+
+def test_default_mode_detects_a_cluster_and_otherwise_falls_back(no_cluster, listening_port, caplog):
+    assert parse_args(["--out", "x", "--count", "1"]).ray == "auto"
+    assert BuildConfig(out=Path("x")).ray == "auto"
+    with caplog.at_level(logging.INFO, logger="rlif.graphs.build"):
+        assert resolve_ray_mode("auto", 3) == ("off", None)
+        assert "no Ray cluster reachable" in caplog.text and "3 local worker process(es)" in caplog.text
+        caplog.clear()
+        no_cluster.write_text(f"127.0.0.1:{_closed_port()}\n")  # a cluster that died without ``ray stop``
+        assert resolve_ray_mode("auto", 3) == ("off", None)
+        assert "does not answer" in caplog.text
+        caplog.clear()
+        no_cluster.write_text(f"127.0.0.1:{listening_port}\n")
+        assert resolve_ray_mode("auto", 3) == ("cluster", f"127.0.0.1:{listening_port}")
+        assert f"using the Ray cluster at 127.0.0.1:{listening_port}" in caplog.text
+        # Explicit modes are taken as given, whatever is recorded.
+        assert resolve_ray_mode("off", 3) == ("off", None)
+        assert resolve_ray_mode("local", 3) == ("local", None)
+
+
+def test_build_routes_shards_to_the_detected_cluster_or_local_processes(tmp_path, no_cluster, listening_port):
+    calls = []
+
+    def fake_ray(pending, address, workers, done):
+        calls.append(address)
+        for spec in pending:
+            done(spec, build_module.build_shard(spec))
+
+    def one_task(out):
+        return _config(out, tasks=("mcp",), sizes=("small",), count=2, val_per_size=1, levels=1, ray="auto")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build_module, "_run_ray", fake_ray)
+        local = build(one_task(tmp_path / "local"))
+        assert calls == []  # nothing recorded: local processes
+        no_cluster.write_text(f"127.0.0.1:{listening_port}")
+        remote = build(one_task(tmp_path / "remote"))
+        assert calls == [f"127.0.0.1:{listening_port}"]
+    assert local["files"] == remote["files"]
+    assert _by_id(_rows(tmp_path / "local" / "train_mixed.parquet")) == _by_id(
+        _rows(tmp_path / "remote" / "train_mixed.parquet")
+    )
 
 
 def test_volume_is_the_total_training_rows_split_evenly(tmp_path: Path) -> None:
@@ -161,7 +262,7 @@ def test_volume_is_the_total_training_rows_split_evenly(tmp_path: Path) -> None:
         parse_args(["--out", str(tmp_path), "--volume", "12", "--count", "1"])
 
 
-def test_data_cli_forwards_graph_builds(tmp_path: Path) -> None:
+def test_data_cli_forwards_graph_builds(tmp_path: Path, no_cluster: Path) -> None:
     from rlif.data.__main__ import main
 
     out = tmp_path / "g"
