@@ -5,20 +5,36 @@ registry and the ``if`` task family (data sources ``ifeval``, ``ifbench``, ``ift
 Data builders call ``normalize_ground_truth`` on every row; the router calls the family's scorer.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from rewards.instruction_following import ifbench, ifeval, ifevalg  # noqa: F401  (register the checkers)
 from rewards.instruction_following.ground_truth import check_ground_truth, normalize_ground_truth
-from rewards.instruction_following.scoring import METRIC_KEYS, check_if_reward, score_instruction_following
+from rewards.instruction_following.scoring import (
+    MAX_ANSWER_CHARS,
+    METRIC_KEYS,
+    check_if_reward,
+    check_max_answer_chars,
+    score_instruction_following,
+)
 from rewards.registry import TaskFamily, register_family
+
+
+def _check_params(params: Mapping[str, Any]) -> None:
+    """Validate the IF reward options a run sets (``if_reward``, ``if_max_answer_chars``)."""
+    check_if_reward(params.get("if_reward", "fraction"))
+    check_max_answer_chars(params.get("if_max_answer_chars", MAX_ANSWER_CHARS))
+
 
 IF_FAMILY = register_family(
     TaskFamily(
         name="if",
         prefixes=("ifeval", "ifbench", "iftrain"),
         metric_keys=METRIC_KEYS,
-        params=("if_reward",),
+        params=("if_reward", "if_max_answer_chars"),
         score=score_instruction_following,
         check_ground_truth=check_ground_truth,
-        check_params=lambda params: check_if_reward(params.get("if_reward", "fraction")),
+        check_params=_check_params,
     )
 )
 

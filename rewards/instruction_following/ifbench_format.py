@@ -14,7 +14,7 @@ import string
 
 from rewards.instruction_following.ifbench_text import PUNCTUATION_AND_SPACE, remove_ascii_punctuation
 from rewards.instruction_following.registry import register_instruction
-from rewards.instruction_following.text import split_sentences_punkt, word_tokenize
+from rewards.instruction_following.text import iter_word_tokens, split_sentences_punkt
 
 _BENCHMARK = "ifbench"
 
@@ -120,15 +120,13 @@ def emoji_sentences(response: str) -> bool:
     an emoji, or else the next sentence must start with one (an emoji after the period is split off into the
     next sentence). An empty sentence fails.
     """
-    sentences = [remove_ascii_punctuation(sentence).strip() for sentence in split_sentences_punkt(response)]
-    for index, sentence in enumerate(sentences):
+    # Each sentence is cleaned when the loop reaches it, so a response failing early costs no more than Punkt.
+    cleaned = (remove_ascii_punctuation(sentence).strip() for sentence in split_sentences_punkt(response))
+    for sentence, following in itertools.pairwise(itertools.chain(cleaned, [None])):
         if not sentence:
             return False
         if _is_emoji(sentence[-1]) or _is_emoji(sentence[-2] if len(sentence) > 1 else sentence[-1]):
             continue
-        if index == len(sentences) - 1:
-            return False
-        following = sentences[index + 1]
         if not following or not _is_emoji(following[0]):
             return False
     return True
@@ -271,7 +269,7 @@ def title_case(response: str) -> bool:
     is all lower or all upper case. Tokens starting with a non-letter are skipped, but clitics are tokens too:
     ``"Don't"`` gives ``"Do"`` and ``"n't"``, and ``"n't"`` fails.
     """
-    for token in word_tokenize(response):
+    for token in iter_word_tokens(response):  # stops tokenising at the first failing token
         if not token or not token[0].isalpha():
             continue
         if len(token) == 1:

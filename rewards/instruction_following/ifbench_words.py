@@ -15,7 +15,7 @@ from collections import Counter
 
 from rewards.instruction_following.ifbench_text import PUNCTUATION_AND_SPACE, remove_ascii_punctuation
 from rewards.instruction_following.registry import register_instruction
-from rewards.instruction_following.text import split_sentences_punkt, word_tokenize
+from rewards.instruction_following.text import first_tokens, last_tokens, split_sentences_punkt, word_tokenize
 
 _BENCHMARK = "ifbench"
 
@@ -174,7 +174,7 @@ def start_verb(response: str) -> bool:
     Deviation: the reference uses nltk's POS tagger, which tags the first word in context; this rule accepts
     common verbs and verbal suffixes whatever follows, so it disagrees where the tagger's context decides.
     """
-    tokens = word_tokenize(response)
+    tokens = first_tokens(response, 1)  # only the first sentence is tokenised
     return bool(tokens) and _looks_like_verb(tokens[0])
 
 
@@ -210,8 +210,8 @@ def odd_even_syllables(response: str) -> bool:
     """
     import syllapy  # loads its word list on first use
 
-    parities = [syllapy.count(word) % 2 for word in remove_ascii_punctuation(response).lower().split()]
-    return all(a != b for a, b in itertools.pairwise(parities))
+    parities = (syllapy.count(word) % 2 for word in remove_ascii_punctuation(response).lower().split())
+    return all(a != b for a, b in itertools.pairwise(parities))  # lazy: stops counting at the first mismatch
 
 
 @register_instruction("words:last_first", benchmark=_BENCHMARK)
@@ -246,9 +246,10 @@ def increment(response: str, *, small_n: int) -> bool:
     Words are whitespace tokens after deleting ASCII punctuation. A response with no sentence (the reference
     raises IndexError) is not followed.
     """
-    counts = [len(remove_ascii_punctuation(sentence).split()) for sentence in split_sentences_punkt(response)]
-    if not counts:
+    sentences = split_sentences_punkt(response)
+    if not sentences:
         return False
+    counts = (len(remove_ascii_punctuation(sentence).split()) for sentence in sentences)  # lazy: stops early
     return all(b == a + small_n for a, b in itertools.pairwise(counts))
 
 
@@ -290,10 +291,11 @@ def words_position(response: str, *, keyword: str) -> bool:
     kept: "punctuation mark" is the reference's substring test against ``string.punctuation``, so ``"..."``
     or ``"''"`` count as words.
     """
-    tokens = word_tokenize(response)
-    if len(tokens) < 2:
+    head = first_tokens(response, 3)  # the verdict reads only the first two and the last three tokens
+    if len(head) < 2:
         return False
+    tail = last_tokens(response, 3)
     target = keyword.strip().lower()
-    if tokens[-1] in string.punctuation:
-        return len(tokens) >= 3 and tokens[1].lower() == tokens[-3].lower() == target
-    return tokens[1].lower() == tokens[-2].lower() == target
+    if tail[-1] in string.punctuation:
+        return len(head) >= 3 and head[1].lower() == tail[-3].lower() == target
+    return head[1].lower() == tail[-2].lower() == target

@@ -19,7 +19,15 @@ from typing import Any
 
 from rewards.instruction_following.ifeval import count_rule_separated_paragraphs
 from rewards.instruction_following.registry import register_instruction
-from rewards.instruction_following.text import data_regex, meets, split_sentences_rules, word_tokenize
+from rewards.instruction_following.text import (
+    data_regex,
+    first_tokens,
+    iter_word_tokens,
+    last_tokens,
+    meets,
+    split_sentences_rules,
+    word_tokenize,
+)
 
 
 def _first(value: str | Sequence[str]) -> str:
@@ -140,8 +148,12 @@ def count_increment_word(response: str, *, keyword1: str, keyword2: str) -> bool
 @register_instruction("count:count_unique", benchmark="ifevalg")
 def count_unique(response: str) -> bool:
     """No Treebank token repeats (case-sensitive; punctuation tokens count, as in the reference)."""
-    tokens = word_tokenize(response)
-    return len(tokens) == len(set(tokens))
+    seen: set[str] = set()
+    for token in iter_word_tokens(response):  # stops tokenising at the first repeat
+        if token in seen:
+            return False
+        seen.add(token)
+    return True
 
 
 @register_instruction(
@@ -313,8 +325,8 @@ def palindrome(response: str) -> bool:
 @register_instruction("keywords:start_end", benchmark="ifevalg")
 def start_end(response: str) -> bool:
     """The first and last Treebank tokens are equal (case-insensitive); needs at least two tokens."""
-    tokens = word_tokenize(response)
-    return len(tokens) >= 2 and tokens[0].lower() == tokens[-1].lower()
+    head = first_tokens(response, 2)  # only the leading and trailing sentences are tokenised
+    return len(head) >= 2 and head[0].lower() == last_tokens(response, 1)[-1].lower()
 
 
 @register_instruction(

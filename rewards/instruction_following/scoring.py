@@ -23,20 +23,37 @@ from typing import Any
 
 from rewards.instruction_following.ground_truth import parse_canonical
 from rewards.instruction_following.registry import get_instruction
+from rewards.instruction_following.text import shared_work
 from rewards.thinking import SplitResponse
 
 IF_REWARDS = ("fraction", "all")
 """Values of the ``if_reward`` option: fraction of instructions followed (default), or all-or-nothing."""
 
-MAX_ANSWER_CHARS = 50_000
+MAX_ANSWER_CHARS = 12_000
 """Answers longer than this follow no instruction and are not checked.
 
-About 12k tokens of English, above every response budget in rlif's configs (at most 8,192 tokens); only a runaway
-generation gets there. Checking it would cost seconds per sample (Punkt, Treebank and langdetect are linear but
-slow, times eight loose variants), so such answers score 0. The references have no limit; this is a deliberate
-deviation (docs/instruction-following.md)."""
+About 3k tokens of English prose, 1.4 times the longest of the 294 IFBench sample responses (8.5 KB). The
+bound is the reward's cost: a row of five instructions must score (strict and up to seven loose variants) in under
+50 ms of CPU. Rows of IFEvalG rule-sentence checkers plus ``count:pronouns`` (Treebank over a lower-cased copy,
+shared with nothing) cost about 3 ms of CPU per KB of prose even with the work shared per row (45 ms at 15 KB on
+the shared 2-core machine), so the cap leaves room for a loaded machine (docs/instruction-following.md,
+"Robustness"). Longer answers score 0. The references have no limit: this is a deliberate deviation, and a model
+trained with rlif learns that IF answers above it earn nothing. The reward option ``if_max_answer_chars`` changes it
+(0: no limit, the references' semantics, at the references' cost)."""
 
-METRIC_KEYS = ("if_prompt_strict", "if_prompt_loose", "if_inst_strict", "if_inst_loose")
+METRIC_KEYS = (
+    "if_prompt_strict",
+    "if_prompt_loose",
+    "if_inst_strict",
+    "if_inst_loose",
+    "if_inst_followed_strict",
+    "if_inst_followed_loose",
+    "if_inst_total",
+)
+"""Per-sample IF metrics. verl logs each key's mean per data source, so prompt-level accuracy is ``if_prompt_*``
+directly, and IFEval's official instruction-level accuracy (a micro average: followed / total over all
+instructions) is ``mean(if_inst_followed_*) / mean(if_inst_total)``; ``if_inst_*`` is the per-prompt fraction
+(a macro average, which weighs prompts with more instructions less)."""
 
 
 def loose_variants(response: str) -> Iterator[str]:
@@ -76,31 +93,34 @@ def follows(instruction_id: str, kwargs: Mapping[str, Any], response: str) -> bo
     return bool(response.strip()) and bool(get_instruction(instruction_id).check(response, **kwargs))
 
 
-def verdicts(answer: str, ground_truth: str) -> tuple[list[bool], list[bool]]:
+def verdicts(answer: str, ground_truth: str, max_answer_chars: int = MAX_ANSWER_CHARS) -> tuple[list[bool], list[bool]]:
     """Strict and loose verdicts for every instruction of ``ground_truth``.
 
-    An answer longer than ``MAX_ANSWER_CHARS`` follows nothing. Loose variants are built only when some
+    An answer longer than ``max_answer_chars`` (0: no limit) follows nothing. Loose variants are built only when some
     instruction fails strictly; blank variants and repeats (a response without ``*`` or with a single line yields
-    several equal variants) are checked once, which cannot change a verdict because checkers are pure.
+    several equal variants) are checked once, which cannot change a verdict because checkers are pure. For the
+    same reason the checkers share sentence splits, tokens and languages per text (``text.shared_work``).
 
     Args:
         answer: the graded answer (thinking already removed).
         ground_truth: canonical ground truth (``normalize_ground_truth``).
+        max_answer_chars: longest answer that is checked (``MAX_ANSWER_CHARS`` by default; 0 checks any length).
 
     Returns:
         ``(strict, loose)``, one bool per instruction, in order.
     """
     instructions = parse_canonical(ground_truth)
-    if len(answer) > MAX_ANSWER_CHARS:
+    if 0 < max_answer_chars < len(answer):
         return [False] * len(instructions), [False] * len(instructions)
-    strict = [follows(instruction_id, kwargs, answer) for instruction_id, kwargs in instructions]
-    loose = list(strict)
-    if not all(strict):
-        unique = dict.fromkeys(loose_variants(answer))
-        variants = [variant for variant in unique if variant != answer and variant.strip()]
-        for index, (instruction_id, kwargs) in enumerate(instructions):
-            if not loose[index]:
-                loose[index] = any(follows(instruction_id, kwargs, variant) for variant in variants)
+    with shared_work():  # the row's checkers split and tokenise each text once between them
+        strict = [follows(instruction_id, kwargs, answer) for instruction_id, kwargs in instructions]
+        loose = list(strict)
+        if not all(strict):
+            unique = dict.fromkeys(loose_variants(answer))
+            variants = [variant for variant in unique if variant != answer and variant.strip()]
+            for index, (instruction_id, kwargs) in enumerate(instructions):
+                if not loose[index]:
+                    loose[index] = any(follows(instruction_id, kwargs, variant) for variant in variants)
     return strict, loose
 
 
@@ -110,12 +130,19 @@ def check_if_reward(if_reward: object) -> None:
         raise ValueError(f"if_reward must be one of {list(IF_REWARDS)}, got {if_reward!r}")
 
 
+def check_max_answer_chars(max_answer_chars: object) -> None:
+    """Raise ``ValueError`` unless ``max_answer_chars`` is an int >= 0 (a configuration error)."""
+    if isinstance(max_answer_chars, bool) or not isinstance(max_answer_chars, int) or max_answer_chars < 0:
+        raise ValueError(f"if_max_answer_chars must be an int >= 0 (0: no limit), got {max_answer_chars!r}")
+
+
 def score_instruction_following(
     response: SplitResponse,
     ground_truth: str,
     extra_info: Mapping[str, Any] | None = None,
     *,
     if_reward: str = "fraction",
+    if_max_answer_chars: int = MAX_ANSWER_CHARS,
 ) -> dict[str, float]:
     """The IF task family's scorer (``rewards.registry.ScoreFn``).
 
@@ -125,6 +152,7 @@ def score_instruction_following(
         ground_truth: canonical ground truth.
         extra_info: the row's ``extra_info`` (unused).
         if_reward: ``"fraction"`` (default) or ``"all"``.
+        if_max_answer_chars: longest answer checked; longer ones follow nothing (0: no limit, as the references).
 
     Returns:
         ``score`` (the reward, in [0, 1]), ``acc`` (prompt-level strict, 0 or 1) and ``METRIC_KEYS``.
@@ -134,7 +162,7 @@ def score_instruction_following(
     """
     del extra_info
     check_if_reward(if_reward)
-    strict, loose = verdicts(response.answer, ground_truth)
+    strict, loose = verdicts(response.answer, ground_truth, if_max_answer_chars)
     frac_strict = sum(strict) / len(strict)
     prompt_strict = float(all(strict))
     return {
@@ -144,4 +172,7 @@ def score_instruction_following(
         "if_prompt_loose": float(all(loose)),
         "if_inst_strict": frac_strict,
         "if_inst_loose": sum(loose) / len(loose),
+        "if_inst_followed_strict": float(sum(strict)),
+        "if_inst_followed_loose": float(sum(loose)),
+        "if_inst_total": float(len(strict)),
     }

@@ -17,16 +17,27 @@ and languages the same way in every process:
 - ``detect_language``: langdetect's algorithm and profiles with a fixed seed (``language_detection``), so the same
   text gets the same language in every process (langdetect itself is random unless seeded).
 
+Sharing work within a row: ``scoring.verdicts`` runs every checker of a prompt on the answer and on up to seven
+loose variants, and most checkers of a row tokenise the same texts. Inside ``shared_work()`` the sentence splits,
+Treebank tokens (per sentence, so loose variants reuse the sentences they share with the answer) and language of
+each distinct text are computed once and reused; outside it nothing is kept. ``iter_word_tokens``,
+``first_tokens`` and ``last_tokens`` tokenise only as many sentences as a checker needs.
+
 nltk (whose package import takes seconds) and the Punkt tables are imported on first use, so importing the
 checkers stays fast; a reward worker pays it once. Everything here is pure: no I/O after the first language
-detection (which loads langdetect's profiles), no mutable global state.
+detection (which loads langdetect's profiles), and the only mutable state is the ``shared_work`` memo, which
+lives for one block in one context and holds results that are pure functions of their text.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import itertools
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewards.instruction_following import language_detection
 
@@ -41,12 +52,63 @@ __all__ = [
     "count_words",
     "data_regex",
     "detect_language",
+    "first_tokens",
+    "iter_word_tokens",
+    "last_tokens",
     "meets",
+    "shared_work",
     "split_sentences_punkt",
     "split_sentences_rules",
     "word_tokenize",
     "word_tokens",
 ]
+
+# --------------------------------------------------------------------------------------------------------------
+# Sharing work between the checkers of one row
+# --------------------------------------------------------------------------------------------------------------
+
+_Result = TypeVar("_Result")
+_MEMO: contextvars.ContextVar[dict[tuple[str, Hashable], Any] | None] = contextvars.ContextVar(
+    "rlif_if_shared_work", default=None
+)
+
+
+@contextlib.contextmanager
+def shared_work() -> Iterator[None]:
+    """Within the block, compute each text analysis once per distinct text and reuse it.
+
+    A row's checkers all look at the same answer and loose variants, so sentence splits, Treebank tokens and the
+    language would otherwise be recomputed per checker (Punkt and Treebank cost 20-60 us per token). The memo is
+    dropped when the block ends, so a reward worker holds no text between samples and a timed call pays the full
+    cost; a nested block reuses the outer memo.
+
+    Yields:
+        Nothing; the memo is implicit for every function of this module called in the block.
+    """
+    if _MEMO.get() is not None:
+        yield
+        return
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _memoised(kind: str, key: Hashable, compute: Callable[[], _Result]) -> _Result:
+    """``compute()``, remembered under ``(kind, key)`` while a ``shared_work`` block is active.
+
+    Results must be immutable (tuples, strings) because every caller in the block gets the same object.
+    """
+    memo = _MEMO.get()
+    if memo is None:
+        return compute()
+    slot = (kind, key)
+    if slot in memo:
+        return memo[slot]
+    result = memo[slot] = compute()
+    return result
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Words
@@ -97,7 +159,60 @@ def word_tokenize(text: str) -> list[str]:
     Returns:
         The tokens in order.
     """
-    return [token for sentence in split_sentences_punkt(text) for token in _treebank().tokenize(sentence)]
+    return list(iter_word_tokens(text))
+
+
+def _sentence_tokens(sentence: str) -> tuple[str, ...]:
+    """Treebank tokens of one Punkt sentence, shared by every text of a row that contains the sentence."""
+    return _memoised("treebank", sentence, lambda: tuple(_treebank().tokenize(sentence)))
+
+
+def iter_word_tokens(text: str) -> Iterator[str]:
+    """Yield ``word_tokenize(text)`` lazily, one sentence at a time.
+
+    Treebank tokenization is the costliest step of several checkers and many of them stop at the first token
+    that decides (a repeat, a token not in title case), so tokenizing only as far as they read keeps their cost
+    near Punkt's. The tokens are exactly ``word_tokenize``'s: Treebank never joins text across Punkt sentences.
+
+    Args:
+        text: any text.
+
+    Yields:
+        The tokens in order.
+    """
+    for sentence in _punkt_sentences(text):
+        yield from _sentence_tokens(sentence)
+
+
+def first_tokens(text: str, count: int) -> list[str]:
+    """Return ``word_tokenize(text)[:count]``, tokenizing only the leading sentences that hold them.
+
+    Args:
+        text: any text.
+        count: how many tokens are wanted (>= 0).
+
+    Returns:
+        Up to ``count`` tokens; fewer only when the text has fewer.
+    """
+    return list(itertools.islice(iter_word_tokens(text), count))
+
+
+def last_tokens(text: str, count: int) -> list[str]:
+    """Return ``word_tokenize(text)[-count:]`` (all tokens when there are fewer), from the trailing sentences only.
+
+    Args:
+        text: any text.
+        count: how many tokens are wanted (>= 1).
+
+    Returns:
+        Up to ``count`` tokens in text order; fewer only when the text has fewer.
+    """
+    tail: list[str] = []
+    for sentence in reversed(_punkt_sentences(text)):
+        tail[:0] = _sentence_tokens(sentence)
+        if len(tail) >= count:
+            break
+    return tail[-count:]
 
 
 _CONTRACTION_WORDS = frozenset({"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"})
@@ -144,12 +259,23 @@ def _punkt() -> PunktSentenceTokenizer:
     from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
     from punkt.data import english as _english
 
+    class SharedContextPunkt(PunktSentenceTokenizer):
+        """Punkt whose per-candidate decision is shared between the texts of a row (``shared_work``).
+
+        Punkt decides each potential sentence end from a short context string (previous word, the end mark, the
+        next token) with fixed parameters, so the decision is a pure function of that string; it is about 80% of
+        Punkt's time, and the loose variants of an answer repeat nearly all of the answer's contexts.
+        """
+
+        def text_contains_sentbreak(self, text: str) -> bool:
+            return _memoised("sentbreak", text, lambda: super(SharedContextPunkt, self).text_contains_sentbreak(text))
+
     params = PunktParameters()
     params.abbrev_types = set(_english.ABBREV_TYPES)
     params.collocations = set(_english.COLLOCATIONS)
     params.sent_starters = set(_english.SENT_STARTERS)
     params.ortho_context.update(_english.ORTHO_CONTEXT)
-    return PunktSentenceTokenizer(params)
+    return SharedContextPunkt(params)
 
 
 def split_sentences_punkt(text: str) -> list[str]:
@@ -165,7 +291,11 @@ def split_sentences_punkt(text: str) -> list[str]:
     Returns:
         The sentences in order, each stripped of surrounding whitespace; ``[]`` for blank text.
     """
-    return _punkt().tokenize(text)
+    return list(_punkt_sentences(text))
+
+
+def _punkt_sentences(text: str) -> tuple[str, ...]:
+    return _memoised("punkt", text, lambda: tuple(_punkt().tokenize(text)))
 
 
 def count_sentences(text: str) -> int:
@@ -177,7 +307,7 @@ def count_sentences(text: str) -> int:
     Returns:
         The sentence count.
     """
-    return len(split_sentences_punkt(text))
+    return len(_punkt_sentences(text))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -219,6 +349,10 @@ def split_sentences_rules(text: str) -> list[str]:
     Returns:
         The sentences, each stripped.
     """
+    return list(_memoised("rules", text, lambda: tuple(_split_sentences_rules(text))))
+
+
+def _split_sentences_rules(text: str) -> list[str]:
     text = text.replace(_KEEP, " ").replace(_STOP, " ")
     text = " " + text + "  "
     text = text.replace("\n", " ")
@@ -261,7 +395,7 @@ def detect_language(text: str) -> str | None:
         The language code (``"unknown"`` when no language is likely enough), or None when langdetect finds no
         letters to judge by (the reference checkers treat that case as followed; each checker decides).
     """
-    return language_detection.detect(text)
+    return _memoised("language", text, lambda: language_detection.detect(text))
 
 
 # --------------------------------------------------------------------------------------------------------------

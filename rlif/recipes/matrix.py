@@ -122,7 +122,8 @@ class RewardSpec:
     Attributes:
         manager: verl reward manager (``naive`` runs the scorer in threads; ``remote`` in processes).
         num_workers: reward-loop workers.
-        kwargs: options passed to ``rlif`` rewards (``if_reward``, ``logicif_partial_credit``, ``graph_reward``).
+        kwargs: options passed to ``rlif`` rewards (``if_reward``, ``if_max_answer_chars``, ``logicif_partial_credit``,
+            ``graph_reward``).
     """
 
     manager: str = "naive"

@@ -21,7 +21,7 @@ from rlif.recipes.matrix import RunSpec
 HOOKS = "pkg://rlif.verl_glue.hooks"
 """Module holding rlif's reward entry, dataset class and feedback replay buffer (written by the lead)."""
 
-REWARD_KWARGS = frozenset({"if_reward", "logicif_partial_credit", "graph_reward"})
+REWARD_KWARGS = frozenset({"if_reward", "if_max_answer_chars", "logicif_partial_credit", "graph_reward"})
 """Reward options rlif's ``compute_score`` accepts (``+reward.custom_reward_function.reward_kwargs.<k>``)."""
 
 PLUS_KEYS = (

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +118,24 @@ def test_linear_scanners_handle_long_hostile_runs(piece: str) -> None:
     count_placeholders(hostile)
     title(hostile)
     _phrase_spans(hostile, "The", "end")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=200))
+def test_remove_ascii_punctuation_equals_str_translate(sample: str) -> None:
+    from rewards.instruction_following.ifbench_text import remove_ascii_punctuation
+
+    assert remove_ascii_punctuation(sample) == sample.translate(str.maketrans("", "", string.punctuation))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["Dr. Smith", "left.", "It's", "a", "\n\n", " ", "!?", "U.S.", '"Hi."', "gimme"])))
+def test_partial_tokenisers_equal_word_tokenize(pieces: list[str]) -> None:
+    sample = " ".join(pieces)
+    tokens = text.word_tokenize(sample)
+    for shared in (False, True):
+        with text.shared_work() if shared else contextlib.nullcontext():
+            assert list(text.iter_word_tokens(sample)) == tokens
+            assert text.first_tokens(sample, 3) == tokens[:3]
+            assert text.last_tokens(sample, 3) == tokens[-3:]
+            assert text.split_sentences_punkt(sample) == text.split_sentences_punkt(sample)

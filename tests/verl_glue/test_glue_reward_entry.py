@@ -123,3 +123,38 @@ def test_reward_entry_is_what_the_verl_glue_exports() -> None:
     from rlif.verl_glue import hooks
 
     assert hooks.compute_score is compute_score
+
+
+def test_a_scorer_bug_scores_the_family_failure_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> dict[str, float]:
+        raise ZeroDivisionError("bug")
+
+    family = registry.TaskFamily(
+        "broken", ("broken/",), (), (), broken, lambda gt, extra: None, failure_score=lambda params: -3.0
+    )
+    monkeypatch.setitem(registry._FAMILIES, "broken/", family)
+    result = compute_score("broken/x", "text", "{}")
+    assert result["score"] == -3.0 and result["reward_error"] == 1.0
+
+
+@pytest.mark.parametrize("source", ["ifeval", "iftrain", "logicif"])
+def test_if_and_logicif_crashes_score_zero(source: str) -> None:
+    """IF and LogicIF never score below 0, so their crash score (the registry default) stays 0."""
+    family = registry.find_family(source)
+    assert family is not None and family.failure_score({}) == 0.0
+    result = compute_score(source, "text", '{"not": "a valid ground truth"}')
+    assert result["score"] == 0.0 and result["reward_error"] == 1.0
+
+
+@pytest.mark.parametrize("variant", ["binary", "binary_format", "binary_format_repeat", "complicated"])
+def test_graph_crash_scores_the_variant_lower_bound(variant: str) -> None:
+    from rewards.graph.variants import SHAPES
+
+    result = compute_score("graph/mcp", "[A]", '{"task": "mcp"}', graph_reward=variant)
+    assert result["reward_error"] == 1.0 and result["score"] == SHAPES[variant].bounds()[0]
+
+
+def test_unknown_source_still_scores_zero() -> None:
+    """An unknown source has no family and so no range; it stays the documented 0 (and is a build-time error)."""
+    result = compute_score("graph", "text", "{}", graph_reward="complicated")
+    assert result["score"] == 0.0 and result["unknown_source"] == 1.0
