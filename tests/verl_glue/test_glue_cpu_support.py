@@ -73,3 +73,22 @@ def test_nothing_is_patched_without_cpu_mode() -> None:
     env = {k: v for k, v in os.environ.items() if k != cpu_support.CPU_MODE_ENV}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("cpu_mode", [True, False])
+def test_reference_offload_never_pins_in_cpu_mode_only(cpu_mode: bool) -> None:
+    """verl builds the fsdp2 reference with ``CPUOffloadPolicy(pin_memory=True)``; pinning needs an accelerator."""
+    pytest.importorskip("verl")
+    if cpu_mode and not cpu_support.is_installed():
+        pytest.skip("start-up hook not installed in this environment (python -m rlif.cpu_support install)")
+    code = (
+        "from torch.distributed.fsdp import CPUOffloadPolicy\n"
+        "from verl.workers.engine.fsdp import transformer_impl\n"
+        "policy = transformer_impl.CPUOffloadPolicy(pin_memory=True)\n"
+        "print(isinstance(policy, CPUOffloadPolicy), policy.pin_memory)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != cpu_support.CPU_MODE_ENV}
+    if cpu_mode:
+        env.update(cpu_support.cpu_env())
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-2:] == ["True", str(not cpu_mode)]
