@@ -219,13 +219,21 @@ _CONTRACTION_WORDS = frozenset({"cannot", "gimme", "gonna", "gotta", "lemme", "w
 """All-letter words the Treebank tokenizer splits in two (``"CANNOT"`` gives ``"CAN"``, ``"NOT"``)."""
 
 
-def count_upper_tokens(text: str) -> int:
-    """Return how many ``word_tokenize`` tokens are upper case (``token.isupper()``), without tokenizing everything.
+_CONTEXT_FREE_CHUNK = re.compile(r"[^\W\d_]+[,;:?!.]?")
+"""A whitespace-separated chunk whose upper-case token count does not depend on its neighbours: letters, then at
+most one of ``,;:?!.``. Treebank always splits off a trailing ``,;:?!`` (whatever follows) and a ``.`` only at a
+sentence end, and neither split changes whether the letters are upper case; a contraction word (``CANNOT``) is
+still split in two, so those are excluded separately."""
 
-    A token can only be upper case if its whitespace-separated chunk contains an upper-case letter, and how the
-    Treebank rules split a chunk does not depend on the other chunks or on where Punkt puts sentence breaks (a
-    split-off sentence-final period is never upper case). So plain capitalised words are counted directly and
-    only the remaining chunks with an upper-case letter are tokenized, in one call.
+
+def count_upper_tokens(text: str) -> int:
+    """Return how many ``word_tokenize`` tokens are upper case (``token.isupper()``), tokenizing as little as possible.
+
+    Works per Punkt sentence (as ``word_tokenize`` does). In a sentence whose chunks with an upper-case letter are
+    all context-free (``_CONTEXT_FREE_CHUNK``, not a contraction word) each such chunk is one token, counted
+    directly; any other sentence is Treebank-tokenized (memoised per row, ``shared_work``). Treebank's rules read
+    neighbouring characters, sentence edges and the kind of whitespace (some need a literal space), so a
+    chunk-by-chunk shortcut for apostrophes, quotes or brackets would not be exact.
 
     Args:
         text: any text.
@@ -234,16 +242,18 @@ def count_upper_tokens(text: str) -> int:
         The number of upper-case tokens, equal to ``sum(t.isupper() for t in word_tokenize(text))``.
     """
     count = 0
-    complex_chunks = []
-    for chunk in text.split():
-        if chunk.islower() or not any(char.isupper() for char in chunk):
-            continue
-        if chunk.isalpha() and chunk.lower() not in _CONTRACTION_WORDS:
-            count += chunk.isupper()
+    for sentence in _punkt_sentences(text):
+        direct = 0
+        for chunk in sentence.split():
+            if chunk.islower() or not any(char.isupper() for char in chunk):
+                continue
+            if _CONTEXT_FREE_CHUNK.fullmatch(chunk) and chunk.rstrip(",;:?!.").lower() not in _CONTRACTION_WORDS:
+                direct += chunk.rstrip(",;:?!.").isupper()
+            else:
+                count += sum(1 for token in _sentence_tokens(sentence) if token.isupper())
+                break
         else:
-            complex_chunks.append(chunk)
-    if complex_chunks:
-        count += sum(1 for token in _treebank().tokenize(" ".join(complex_chunks)) if token.isupper())
+            count += direct
     return count
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import if_corpus
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 from langdetect.lang_detect_exception import LangDetectException
@@ -91,7 +91,9 @@ def test_sentence_and_word_counts() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("AaBb'.,-*\n CANNOTgonna;!?\"U.S.")), max_size=60))
+@given(st.text(alphabet=st.sampled_from(list("AaBb'.,-*\n CANNOTgonna;!?\"U.S.()[]{}:@")), max_size=60))
+@example("A.'AA")  # Punkt breaks a sentence inside the chunk: "A." | "'AA" (found by CI)
+@example('WHY?"NO" OK.)')
 def test_upper_token_count_equals_full_tokenization(sample: str) -> None:
     assert text.count_upper_tokens(sample) == sum(1 for token in text.word_tokenize(sample) if token.isupper())
 
