@@ -42,11 +42,29 @@ class DemoLayout:
         return self.workdir / "log" / f"phase{phase}.log"
 
 
+def matrix_learning_rate() -> float:
+    """The actor learning rate of the matrix's CPU run, so the demo's update is the size a real run makes."""
+    from rlif.recipes.matrix import load_matrix
+
+    matrix = load_matrix(Path(__file__).resolve().parents[1] / "recipe" / "matrix.yaml")
+    return next(run for run in matrix.runs if run.cpu_mode).train.lr
+
+
 def demo_overrides(
-    model_dir: Path, train_file: Path, val_file: Path, layout: DemoLayout, total_steps: int
+    model_dir: Path,
+    train_file: Path,
+    val_file: Path,
+    layout: DemoLayout,
+    total_steps: int,
+    *,
+    trainer_mode: str = "sync",
 ) -> list[str]:
-    """The demo run's Hydra overrides: rlif's three hooks plus sizes small enough for 2 CPU cores."""
+    """The demo run's Hydra overrides: rlif's three hooks plus sizes small enough for 2 CPU cores.
+
+    A checkpoint after every step lets a test compare the weights before and after one update.
+    """
     from rlif.cpu_support import cpu_overrides
+    from rlif.recipes.overrides import FEEDBACK_BUFFERS
 
     hooks = "pkg://rlif.verl_glue.hooks"
     return [
@@ -66,7 +84,7 @@ def demo_overrides(
         "+data.rlif_sampler.params.weights={iftrain:8,logicif:1,graph/mcp:1,graph/mis:1,graph/mvc:1,graph/tsp:1}",
         "+data.rlif_sampler.seed=0",
         f"actor_rollout_ref.model.path={model_dir.resolve()}",
-        "actor_rollout_ref.actor.optim.lr=1e-4",
+        f"actor_rollout_ref.actor.optim.lr={matrix_learning_rate()}",
         "actor_rollout_ref.actor.ppo_mini_batch_size=4",
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
         # the matrix's KL settings: they make verl build and run the fsdp2 reference model
@@ -82,13 +100,14 @@ def demo_overrides(
         "reward.custom_reward_function.name=compute_score",
         "reward.num_workers=1",
         f"trainer.v1.sampler.custom_sampler.path={hooks}",
-        "trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer",
+        f"trainer.v1.sampler.custom_sampler.name={FEEDBACK_BUFFERS[trainer_mode]}",
+        f"trainer.v1.trainer_mode={trainer_mode}",
         "trainer.logger=[console,file]",
         f"trainer.project_name={PROJECT}",
         f"trainer.experiment_name={EXPERIMENT}",
         f"trainer.total_training_steps={total_steps}",
         "trainer.total_epochs=100",
-        "trainer.save_freq=2",
+        "trainer.save_freq=1",
         "trainer.test_freq=-1",
         "trainer.val_before_train=False",
         f"trainer.default_local_dir={layout.checkpoints.resolve()}",
@@ -242,11 +261,16 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def run_demo(workdir: Path) -> int:
-    """Prepare assets, train 2 steps with a checkpoint, resume for a 3rd; print results and output locations."""
+def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
+    """Prepare assets, train 2 steps with checkpoints, resume for a 3rd; print results and output locations.
+
+    In ``colocate_async`` mode (verl's V1 async trainer) the demo trains the 2 steps only: it shows rlif's feedback
+    hook working there; resuming is the same code as in sync mode.
+    """
     from rlif.demo_assets import prepare
 
     layout = DemoLayout(workdir)
+    resume = trainer_mode == "sync"
     print(f"[rlif demo] building tiny model, tokenizer and mixed IF/LogicIF/graph data in {workdir}")
     for stale in (layout.metrics_file(1), layout.metrics_file(2)):
         stale.unlink(missing_ok=True)
@@ -256,20 +280,31 @@ def run_demo(workdir: Path) -> int:
         shutil.rmtree(layout.checkpoints)
     assets = prepare(workdir)
     start = time.monotonic()
-    print("[rlif demo] phase 1: 2 GRPO steps, checkpoint at step 2")
-    phase1 = run_phase(1, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 2), layout)
+    print(f"[rlif demo] phase 1: 2 GRPO steps ({trainer_mode} trainer), a checkpoint after each")
+    overrides = demo_overrides(
+        assets.model_dir, assets.train_file, assets.val_file, layout, 2, trainer_mode=trainer_mode
+    )
+    phase1 = run_phase(1, overrides, layout)
     print(f"[rlif demo] phase 1 done in {phase1.wall_s:.0f}s, peak memory {phase1.peak_rss_gib:.1f} GiB")
-    print("[rlif demo] phase 2: resume from the step-2 checkpoint for step 3")
-    phase2 = run_phase(2, demo_overrides(assets.model_dir, assets.train_file, assets.val_file, layout, 3), layout)
-    print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
-    steps = {**read_metrics(layout.metrics_file(1)), **read_metrics(layout.metrics_file(2))}
+    phases = [1]
+    if resume:
+        print("[rlif demo] phase 2: resume from the step-2 checkpoint for step 3")
+        overrides = demo_overrides(
+            assets.model_dir, assets.train_file, assets.val_file, layout, 3, trainer_mode=trainer_mode
+        )
+        phase2 = run_phase(2, overrides, layout)
+        print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
+        phases.append(2)
+    steps: dict[int, dict[str, Any]] = {}
+    for phase in phases:
+        steps.update(read_metrics(layout.metrics_file(phase)))
     print("\n".join(summarise(steps)))
     print(f"[rlif demo] total training wall time {time.monotonic() - start:.0f}s")
     print(f"[rlif demo] model and tokenizer: {assets.model_dir}")
     print(f"[rlif demo] data: {assets.train_file}, {assets.val_file}")
     print(f"[rlif demo] checkpoints: {layout.checkpoints}")
-    print(f"[rlif demo] metrics: {layout.metrics_file(1)}, {layout.metrics_file(2)}")
-    print(f"[rlif demo] full logs: {layout.log_file(1)}, {layout.log_file(2)}")
+    print(f"[rlif demo] metrics: {', '.join(str(layout.metrics_file(p)) for p in phases)}")
+    print(f"[rlif demo] full logs: {', '.join(str(layout.log_file(p)) for p in phases)}")
     return 0
 
 
@@ -278,6 +313,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlif.cpu_demo", description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where every output goes")
     parser.add_argument("--prepare", type=Path, metavar="DIR", help="only build model, tokenizer and data in DIR")
+    parser.add_argument(
+        "--trainer-mode",
+        choices=("sync", "colocate_async"),
+        default="sync",
+        help="verl V1 trainer mode (colocate_async trains 2 steps without the resume phase)",
+    )
     parser.add_argument("--phase-spec", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.phase_spec:
@@ -289,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(prepare(args.prepare).as_json())
         return 0
-    return run_demo(args.workdir)
+    return run_demo(args.workdir, args.trainer_mode)
 
 
 if __name__ == "__main__":

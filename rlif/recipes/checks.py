@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from rlif.recipes.matrix import RunSpec
-from rlif.recipes.overrides import CPU_PLUS_KEYS, PLUS_KEYS, REWARD_KWARGS, Override
+from rlif.recipes.overrides import CPU_PLUS_KEYS, FEEDBACK_BUFFERS, PLUS_KEYS, REWARD_KWARGS, Override
 
 LEGACY_PREFIXES = {
     "custom_reward_function.": "reward.custom_reward_function.",
@@ -150,10 +151,17 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
         ("train.rollout_n", t.rollout_n),
         ("train.rollout_tp", t.rollout_tp),
         ("train.sequence_parallel", t.sequence_parallel),
-        ("train.total_training_steps", t.total_training_steps),
         ("train.total_epochs", t.total_epochs),
+        ("validation.n", run.validation.n),
     ):
         need(value >= 1, key, f"must be >= 1, got {value}")
+    for key, value in (
+        ("train.total_training_steps", t.total_training_steps),
+        ("train.actor_token_budget", t.actor_token_budget),
+        ("train.log_prob_token_budget", t.log_prob_token_budget),
+        ("train.ref_token_budget", t.ref_token_budget),
+    ):
+        need(value >= 0, key, f"must be >= 0 (0: see docs/recipes.md), got {value}")
     if problems:
         return problems
     need(t.rollout_n >= 2, "train.rollout_n", f"GRPO needs >= 2 responses per prompt, got {t.rollout_n}")
@@ -194,7 +202,27 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
     need(t.test_freq == -1 or t.test_freq >= 1, "train.test_freq", "must be >= 1 or -1 (never)")
     need(t.lora_rank >= 0, "train.lora_rank", "must be >= 0")
     need(0.0 < t.gpu_memory_utilization < 1.0, "train.gpu_memory_utilization", "must be in (0, 1)")
+    need(
+        t.trainer_mode in FEEDBACK_BUFFERS,
+        "train.trainer_mode",
+        f"{t.trainer_mode!r} is not one of {sorted(FEEDBACK_BUFFERS)} (the modes rlif's feedback hook supports)",
+    )
+    need(run.val_sampling.temperature > 0, "validation", "temperature must be > 0 (sampled validation)")
     return problems
+
+
+def check_plan(run: RunSpec, root: Path) -> list[Problem]:
+    """The run planner's verdict: every pass fits ``slurm.gpu_memory_gb``, SP/TP fit the heads, the step limit is
+    reachable (``rlif.recipes.planner``). CPU-mode runs (a tiny local model) are not planned."""
+    from rlif.recipes.planner import plan_run
+
+    if run.cpu_mode:
+        return []
+    try:
+        plan = plan_run(run, root)
+    except ValueError as err:
+        return [Problem(run.name, "model", str(err))]
+    return [Problem(run.name, key, message) for key, message in plan.problems]
 
 
 def check_slurm(run: RunSpec) -> list[Problem]:

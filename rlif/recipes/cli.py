@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--nodes", type=int, help="node count for every selected run")
     parser.add_argument("--partition", help="Slurm partition (default: SLURM_PARTITION in .env)")
     parser.add_argument("--account", help="Slurm account (default: SLURM_ACCOUNT in .env)")
+    parser.add_argument(
+        "--gpu-memory-gb",
+        type=float,
+        help="memory of one GPU in GiB for the run planner (default: RLIF_GPU_MEMORY_GB in .env, else the matrix's 80)",
+    )
     parser.add_argument("--env-file", type=Path, default=REPO_ROOT / ".env")
     parser.add_argument("--cpu-mode", action="store_true", help="CPU end-to-end variant (<run>_cpu.sh), tests only")
     parser.add_argument("--verl-python", help="Python with verl 0.9.1 for the config check (default: auto)")
@@ -46,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
 def list_table(runs: Sequence[RunSpec]) -> Table:
     """A table describing runs (for ``--list``)."""
     table = Table(title="rlif runs")
-    for column in ("run", "stage", "model", "think", "train data", "sampler", "reward", "nodes x GPUs"):
+    table.add_column("run", no_wrap=True)  # never cut: the curriculum runs differ only at the end of their names
+    for column in ("stage", "model", "think", "train data", "sampler", "reward", "nodes x GPUs"):
         table.add_column(column)
     for run in runs:
         reward = ",".join(f"{k}={v}" for k, v in run.reward.kwargs.items()) or "default"
@@ -64,20 +70,37 @@ def list_table(runs: Sequence[RunSpec]) -> Table:
 
 
 def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
-    """What was written (or would be, in a dry run)."""
-    table = Table(title="validated (dry run, nothing written)" if dry_run else "written")
-    for column in ("script", "stage", "nodes x GPUs", "batch x n", "steps", "time", "overrides"):
+    """What was written (or would be, in a dry run), with the run planner's figures for each run."""
+    from rlif.recipes.planner import plan_run, requeues
+
+    title = "validated (dry run, nothing written)" if dry_run else "written"
+    table = Table(title=f"{title}; planner estimates, docs/run-planning.md")
+    table.add_column("script", no_wrap=True)
+    for column in (
+        "nodes x GPUs", "steps", "epochs", "tokens/step", "peak GiB/GPU", "step", "GPU-h", "time limit",
+    ):  # fmt: skip
         table.add_column(column)
     for item in written:
         run = item.run
+        script = str(item.path.relative_to(REPO_ROOT) if item.path.is_relative_to(REPO_ROOT) else item.path)
+        if run.cpu_mode:
+            table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 7)
+            continue
+        plan = plan_run(run, REPO_ROOT)
+        gpu_hours, n_requeues = plan.gpu_hours(), requeues(plan, run.slurm.time)
+        limit = run.slurm.time
+        if n_requeues:
+            limit = f"[yellow]{limit}: {n_requeues} requeue{'s' if n_requeues > 1 else ''}[/yellow]"
         table.add_row(
-            str(item.path.relative_to(REPO_ROOT) if item.path.is_relative_to(REPO_ROOT) else item.path),
-            run.stage,
+            script,
             f"{run.slurm.nodes} x {run.slurm.gpus_per_node}",
-            f"{run.train.train_batch_size} x {run.train.rollout_n}",
-            str(run.train.total_training_steps),
-            run.slurm.time,
-            str(item.overrides),
+            "?" if plan.steps is None else str(plan.steps),
+            "?" if plan.epochs is None else f"{plan.epochs:.2f}",
+            f"{plan.expected_tokens_per_step / 1e6:.1f}M (max {plan.max_tokens_per_step / 1e6:.1f}M)",
+            f"{plan.peak.total_gib:.0f} ({plan.peak.name})",
+            f"{plan.step_seconds / 60:.1f} min",
+            "?" if gpu_hours is None else f"{gpu_hours:,.0f}",
+            limit,
         )
     return table
 
@@ -120,7 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         console.print(list_table(runs))
         return 0
-    site = site_from_env(args.env_file, args.partition, args.account, args.nodes)
+    try:
+        site = site_from_env(args.env_file, args.partition, args.account, args.nodes, args.gpu_memory_gb)
+    except ValueError as err:
+        console.print(f"[red]error:[/red] {err}", markup=True, highlight=False)
+        return 2
     runs = [apply_site(run, site) for run in runs]
     verl_python = None if args.skip_verl_check else (args.verl_python or default_verl_python())
     if not args.skip_verl_check and verl_python is None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlif.recipes.checks import GenerationError, Problem, check_run
+from rlif.recipes.checks import GenerationError, Problem, check_plan, check_run
 from rlif.recipes.matrix import RunSpec
 from rlif.recipes.overrides import all_overrides, build_overrides, runtime_values, substitute
 from rlif.recipes.render import make_environment, render_script, shellcheck
@@ -34,12 +34,16 @@ class SiteSettings:
     Attributes:
         partition: ``--partition``; empty leaves the cluster default.
         account: ``--account``; empty for none.
-        nodes: replaces every run's node count when set.
+        nodes: replaces every run's node count when set; a run on another node count than the matrix's is a
+            distinct run (``<name>_<N>n``: its own script, checkpoint directory and wandb run), because an FSDP
+            checkpoint saved on one world size does not resume on another.
+        gpu_memory_gb: memory of one GPU of the cluster (GiB) when set, for the run planner.
     """
 
     partition: str = ""
     account: str = ""
     nodes: int | None = None
+    gpu_memory_gb: float | None = None
 
 
 @dataclass(frozen=True)
@@ -58,14 +62,21 @@ class Written:
 
 
 def apply_site(run: RunSpec, site: SiteSettings) -> RunSpec:
-    """``run`` with the site's partition, account and node count (CPU-mode runs keep their two nodes)."""
+    """``run`` with the site's partition, account, GPU memory and node count (CPU-mode runs keep their nodes).
+
+    A changed node count renames the run ``<name>_<N>n`` so it never overwrites the matrix's script or shares its
+    checkpoint directory.
+    """
+    nodes = site.nodes if site.nodes is not None and not run.cpu_mode else run.slurm.nodes
     slurm = dataclasses.replace(
         run.slurm,
         partition=site.partition or run.slurm.partition,
         account=site.account or run.slurm.account,
-        nodes=site.nodes if site.nodes is not None and not run.cpu_mode else run.slurm.nodes,
+        nodes=nodes,
+        gpu_memory_gb=site.gpu_memory_gb if site.gpu_memory_gb is not None else run.slurm.gpu_memory_gb,
     )
-    return dataclasses.replace(run, slurm=slurm)
+    name = run.name if nodes == run.slurm.nodes else f"{run.name}_{nodes}n"
+    return dataclasses.replace(run, name=name, slurm=slurm)
 
 
 def validate(runs: Sequence[RunSpec], verl_python: str | None, root: Path = REPO_ROOT) -> None:
@@ -84,10 +95,11 @@ def validate(runs: Sequence[RunSpec], verl_python: str | None, root: Path = REPO
     for run in runs:
         try:
             overrides = all_overrides(run)
-        except ValueError as err:
+        except ValueError as err:  # also: the planner cannot size a token budget (unknown model)
             problems.append(Problem(run.name, "overrides", str(err)))
             continue
         problems += check_run(run, overrides)
+        problems += check_plan(run, root)
         values = runtime_values(run, str(root), CPU_MODEL_PLACEHOLDER if run.cpu_mode else None)
         composed[run.name] = [substitute(o, values) for o in overrides]
     if verl_python is not None and composed:
@@ -143,24 +155,44 @@ def generate(
     return written
 
 
-def site_from_env(env_file: Path, partition: str | None, account: str | None, nodes: int | None) -> SiteSettings:
-    """Site settings: command-line values first, then ``SLURM_PARTITION``/``SLURM_ACCOUNT`` from ``.env``.
+def site_from_env(
+    env_file: Path,
+    partition: str | None,
+    account: str | None,
+    nodes: int | None,
+    gpu_memory_gb: float | None = None,
+) -> SiteSettings:
+    """Site settings: command-line values first, then ``SLURM_PARTITION``, ``SLURM_ACCOUNT`` and
+    ``RLIF_GPU_MEMORY_GB`` from ``.env``.
 
     Args:
         env_file: the ``.env`` file (may be missing).
         partition: ``--partition`` or None.
         account: ``--account`` or None.
         nodes: ``--nodes`` or None.
+        gpu_memory_gb: ``--gpu-memory-gb`` or None.
+
+    Raises:
+        ValueError: ``RLIF_GPU_MEMORY_GB`` in ``.env`` is not a positive number.
     """
     values: dict[str, str | None] = {}
     if env_file.is_file():
         from dotenv import dotenv_values
 
         values = dict(dotenv_values(env_file))
+    if gpu_memory_gb is None and values.get("RLIF_GPU_MEMORY_GB"):
+        text = values["RLIF_GPU_MEMORY_GB"] or ""
+        try:
+            gpu_memory_gb = float(text)
+        except ValueError:
+            raise ValueError(f"{env_file}: RLIF_GPU_MEMORY_GB={text!r} is not a number of GiB") from None
+    if gpu_memory_gb is not None and gpu_memory_gb <= 0:
+        raise ValueError(f"GPU memory must be a positive number of GiB, got {gpu_memory_gb}")
     return SiteSettings(
         partition=partition if partition is not None else (values.get("SLURM_PARTITION") or ""),
         account=account if account is not None else (values.get("SLURM_ACCOUNT") or ""),
         nodes=nodes,
+        gpu_memory_gb=gpu_memory_gb,
     )
 
 

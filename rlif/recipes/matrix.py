@@ -37,6 +37,8 @@ class SlurmSpec:
             the job, which resumes from the last periodic checkpoint (``train.save_freq``).
         partition: ``--partition`` (empty: the cluster default). ``.env`` or ``--partition`` fill it.
         account: ``--account`` (empty: none). ``.env`` or ``--account`` fill it.
+        gpu_memory_gb: memory of one GPU of the cluster in GiB; the run planner fails a run whose plan exceeds
+            it. ``.env`` (``RLIF_GPU_MEMORY_GB``) or ``--gpu-memory-gb`` replace it for a cluster.
     """
 
     nodes: int = 1
@@ -47,6 +49,7 @@ class SlurmSpec:
     requeue_signal_seconds: int = 300
     partition: str = ""
     account: str = ""
+    gpu_memory_gb: float = 80.0
 
 
 @dataclass(frozen=True)
@@ -55,22 +58,32 @@ class TrainSpec:
 
     Attributes:
         total_epochs: passes over the training file (verl stops at whichever limit comes first).
-        total_training_steps: step limit.
+        total_training_steps: step limit; 0 runs as many steps as the data gives (rows // train_batch_size x
+            total_epochs), so the last step saves and validates.
         lr: actor learning rate.
         train_batch_size: prompts per step (global batch).
         ppo_mini_batch_size: prompts per actor update.
-        micro_batch_per_gpu: ``ppo_micro_batch_size_per_gpu``; lower it (8) on OOM.
-        log_prob_micro_batch_per_gpu: micro batch of the rollout and reference log-prob passes.
+        micro_batch_per_gpu: ``ppo_micro_batch_size_per_gpu``: sequences per update micro-batch when
+            ``dynamic_batch`` is off (verl ignores it otherwise).
+        log_prob_micro_batch_per_gpu: the same for the old-log-prob and reference passes.
+        dynamic_batch: verl's ``use_dynamic_bsz``: micro-batches are packed up to a per-GPU token budget.
+        actor_token_budget: ``ppo_max_token_len_per_gpu`` of the update; 0 lets the run planner size it.
+        log_prob_token_budget: ``log_prob_max_token_len_per_gpu`` of the old-log-prob pass; 0: planner.
+        ref_token_budget: ``log_prob_max_token_len_per_gpu`` of the reference pass; 0: planner.
         max_prompt_length: longer prompts are filtered out.
         max_response_length: generation limit.
         rollout_n: responses per prompt (the GRPO group size).
         rollout_tp: vLLM tensor parallel size.
         gpu_memory_utilization: vLLM's share of GPU memory.
         temperature: rollout sampling temperature.
-        sequence_parallel: Ulysses sequence-parallel size of actor and reference.
-        actor_offload: offload actor parameters and optimizer state to CPU.
+        sequence_parallel: Ulysses sequence-parallel size of actor and reference; attention and KV heads must
+            divide by it.
+        actor_offload: offload actor parameters and optimizer state to CPU outside the actor's own passes.
         ref_offload: offload reference parameters to CPU.
-        gradient_checkpointing: activation checkpointing of the actor.
+        gradient_checkpointing: activation checkpointing of the actor (recompute each decoder layer in backward).
+        fused_kernels: verl's fused lm_head + log-prob + entropy kernels, which never build the full
+            tokens x vocabulary logits.
+        entropy_chunking: compute the entropy of the old-log-prob pass in chunks (matters without fused kernels).
         lora_rank: 0 is full fine-tuning; > 0 trains LoRA adapters of this rank.
         lora_alpha: LoRA scaling.
         use_kl_loss: KL penalty to the reference as a loss term (GRPO style).
@@ -83,6 +96,8 @@ class TrainSpec:
         test_freq: validate every this many steps.
         val_before_train: validate once before step 1.
         logger: verl logger backends.
+        trainer_mode: verl 0.9.1 V1 trainer mode: ``sync`` or ``colocate_async`` (rollout of the next batch
+            overlaps with training; the sampling feedback then arrives about one batch late).
     """
 
     total_epochs: int = 10
@@ -90,8 +105,12 @@ class TrainSpec:
     lr: float = 1e-6
     train_batch_size: int = 512
     ppo_mini_batch_size: int = 128
-    micro_batch_per_gpu: int = 16
-    log_prob_micro_batch_per_gpu: int = 16
+    micro_batch_per_gpu: int = 4
+    log_prob_micro_batch_per_gpu: int = 4
+    dynamic_batch: bool = True
+    actor_token_budget: int = 0
+    log_prob_token_budget: int = 0
+    ref_token_budget: int = 0
     max_prompt_length: int = 2048
     max_response_length: int = 8192
     rollout_n: int = 8
@@ -101,7 +120,9 @@ class TrainSpec:
     sequence_parallel: int = 1
     actor_offload: bool = True
     ref_offload: bool = True
-    gradient_checkpointing: bool = False
+    gradient_checkpointing: bool = True
+    fused_kernels: bool = True
+    entropy_chunking: bool = True
     lora_rank: int = 0
     lora_alpha: int = 16
     use_kl_loss: bool = True
@@ -113,6 +134,57 @@ class TrainSpec:
     test_freq: int = 25
     val_before_train: bool = True
     logger: tuple[str, ...] = ("console", "wandb", "file")
+    trainer_mode: str = "sync"
+
+
+@dataclass(frozen=True)
+class SamplingSpec:
+    """Decoding settings of validation (the model card's recommendation, never greedy for Qwen3 thinking).
+
+    Attributes:
+        temperature: sampling temperature.
+        top_p: nucleus mass.
+        top_k: top-k cut (-1: none).
+    """
+
+    temperature: float = 0.6
+    top_p: float = 0.95
+    top_k: int = 20
+
+
+@dataclass(frozen=True)
+class ValidationSpec:
+    """How verl's in-loop validation decodes.
+
+    Attributes:
+        n: samples per validation prompt.
+        think: sampling of thinking runs.
+        no_think: sampling of runs without thinking.
+    """
+
+    n: int = 1
+    think: SamplingSpec = field(default_factory=SamplingSpec)
+    no_think: SamplingSpec = field(default_factory=lambda: SamplingSpec(temperature=0.7, top_p=0.8, top_k=20))
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """Assumptions of the run planner's time estimate (``rlif.recipes.planner``; docs/run-planning.md).
+
+    Attributes:
+        mean_prompt_tokens: expected mean prompt length (chat template included).
+        mean_response_tokens: expected mean response length; replace with the logged ``response_length/mean``
+            after the first steps.
+        gpu_peak_tflops: dense bf16 peak of one GPU (H100 SXM: 989).
+        mfu: model FLOPs utilisation of the training passes.
+        hbm_tb_per_s: effective memory bandwidth of one GPU during vLLM decoding.
+    """
+
+    mean_prompt_tokens: int = 512
+    mean_response_tokens: int = 4096
+    gpu_peak_tflops: float = 989.0
+    mfu: float = 0.3
+    hbm_tb_per_s: float = 2.28
 
 
 @dataclass(frozen=True)
@@ -163,6 +235,8 @@ class RunSpec:
         reward: reward settings.
         sampler: prompt-sampling policy.
         slurm: job resources.
+        validation: how in-loop validation decodes.
+        plan: assumptions of the planner's time estimate.
         extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.cpu_support`` env and
             overrides. Only for the local Slurm test; the GPU scripts never import it.
@@ -180,8 +254,15 @@ class RunSpec:
     reward: RewardSpec = field(default_factory=RewardSpec)
     sampler: SamplerSpec = field(default_factory=SamplerSpec)
     slurm: SlurmSpec = field(default_factory=SlurmSpec)
+    validation: ValidationSpec = field(default_factory=ValidationSpec)
+    plan: PlanSpec = field(default_factory=PlanSpec)
     extra_overrides: tuple[str, ...] = ()
     cpu_mode: bool = False
+
+    @property
+    def val_sampling(self) -> SamplingSpec:
+        """The validation decoding of this run's mode (thinking or not)."""
+        return self.validation.think if self.think else self.validation.no_think
 
 
 @dataclass(frozen=True)

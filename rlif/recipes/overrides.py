@@ -19,7 +19,10 @@ from typing import Any
 from rlif.recipes.matrix import RunSpec
 
 HOOKS = "pkg://rlif.verl_glue.hooks"
-"""Module holding rlif's reward entry, dataset class and feedback replay buffer (written by the lead)."""
+"""Module holding rlif's reward entry, dataset class and feedback replay buffers."""
+
+FEEDBACK_BUFFERS = {"sync": "RewardFeedbackReplayBuffer", "colocate_async": "AsyncRewardFeedbackReplayBuffer"}
+"""rlif's feedback replay buffer for each supported V1 trainer mode (``train.trainer_mode``)."""
 
 REWARD_KWARGS = frozenset({"if_reward", "if_max_answer_chars", "logicif_partial_credit", "graph_reward"})
 """Reward options rlif's ``compute_score`` accepts (``+reward.custom_reward_function.reward_kwargs.<k>``)."""
@@ -147,7 +150,12 @@ def build_overrides(run: RunSpec) -> list[Override]:
     Raises:
         ValueError: a reward or sampler value that cannot be written as an override.
     """
+    from rlif.recipes.planner import token_budgets
+
     t = run.train
+    actor_budget, log_prob_budget, ref_budget = token_budgets(run)
+    longest = t.max_prompt_length + t.max_response_length
+    sampling = run.val_sampling
     ov: list[tuple[str, Any] | Override] = [
         ("algorithm.adv_estimator", "grpo"),
         ("algorithm.use_kl_in_reward", False),
@@ -170,6 +178,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
         Override("actor_rollout_ref.model.path", "${MODEL_PATH}"),
         ("actor_rollout_ref.model.use_remove_padding", True),
         ("actor_rollout_ref.model.enable_gradient_checkpointing", t.gradient_checkpointing),
+        ("actor_rollout_ref.model.use_fused_kernels", t.fused_kernels),
     ]
     if t.lora_rank > 0:
         ov += [
@@ -182,12 +191,16 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("actor_rollout_ref.actor.optim.lr", t.lr),
         ("actor_rollout_ref.actor.ppo_mini_batch_size", t.ppo_mini_batch_size),
         ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", t.micro_batch_per_gpu),
+        ("actor_rollout_ref.actor.use_dynamic_bsz", t.dynamic_batch),
+        ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", actor_budget),
         ("actor_rollout_ref.actor.use_kl_loss", t.use_kl_loss),
         ("actor_rollout_ref.actor.kl_loss_coef", t.kl_loss_coef),
         ("actor_rollout_ref.actor.kl_loss_type", t.kl_loss_type),
         ("actor_rollout_ref.actor.entropy_coeff", t.entropy_coeff),
         ("actor_rollout_ref.actor.ulysses_sequence_parallel_size", t.sequence_parallel),
-        ("actor_rollout_ref.actor.fsdp_config.model_dtype", "bfloat16"),
+        ("actor_rollout_ref.actor.entropy_from_logits_with_chunking", t.entropy_chunking),
+        # fp32 master weights and Adam state, bf16 compute: an lr 1e-6 step is below half a bf16 ulp
+        ("actor_rollout_ref.actor.fsdp_config.model_dtype", "fp32"),
         ("actor_rollout_ref.actor.fsdp_config.param_offload", t.actor_offload),
         ("actor_rollout_ref.actor.fsdp_config.optimizer_offload", t.actor_offload),
         # rollout
@@ -198,10 +211,18 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("actor_rollout_ref.rollout.gpu_memory_utilization", t.gpu_memory_utilization),
         ("actor_rollout_ref.rollout.dtype", "bfloat16"),
         ("actor_rollout_ref.rollout.max_num_batched_tokens", max(8192, t.max_prompt_length + t.max_response_length)),
+        ("actor_rollout_ref.rollout.max_model_len", longest),
         ("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", t.log_prob_micro_batch_per_gpu),
+        ("actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu", log_prob_budget),
+        ("actor_rollout_ref.rollout.val_kwargs.do_sample", True),
+        ("actor_rollout_ref.rollout.val_kwargs.temperature", sampling.temperature),
+        ("actor_rollout_ref.rollout.val_kwargs.top_p", sampling.top_p),
+        ("actor_rollout_ref.rollout.val_kwargs.top_k", sampling.top_k),
+        ("actor_rollout_ref.rollout.val_kwargs.n", run.validation.n),
         # reference
         ("actor_rollout_ref.ref.strategy", "fsdp2"),
         ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", t.log_prob_micro_batch_per_gpu),
+        ("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", ref_budget),
         ("actor_rollout_ref.ref.fsdp_config.param_offload", t.ref_offload),
         # reward
         ("reward.custom_reward_function.path", HOOKS),
@@ -214,7 +235,8 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ],
         # per-step feedback to the sampling policy
         ("trainer.v1.sampler.custom_sampler.path", HOOKS),
-        ("trainer.v1.sampler.custom_sampler.name", "RewardFeedbackReplayBuffer"),
+        ("trainer.v1.sampler.custom_sampler.name", FEEDBACK_BUFFERS.get(t.trainer_mode, "unsupported")),
+        ("trainer.v1.trainer_mode", t.trainer_mode),
         # trainer
         ("trainer.critic_warmup", 0),
         ("trainer.logger", list(t.logger)),
@@ -223,7 +245,8 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("trainer.nnodes", run.slurm.nodes),
         ("trainer.n_gpus_per_node", run.slurm.gpus_per_node),
         ("trainer.total_epochs", t.total_epochs),
-        ("trainer.total_training_steps", t.total_training_steps),
+        # null: verl trains steps_per_epoch x total_epochs, so the run ends on its last-step save and validation
+        ("trainer.total_training_steps", t.total_training_steps or None),
         ("trainer.save_freq", t.save_freq),
         # verl deletes older checkpoints of the same job attempt beyond this many (null: keeps all)
         ("trainer.max_actor_ckpt_to_keep", t.max_ckpt_to_keep or None),

@@ -119,6 +119,8 @@ def _check_types(name: str, base: Any, cfg: Any, overrides: list[str]) -> list[P
         value = OmegaConf.select(cfg, key, throw_on_missing=False)
         if default is None or value is None or key in STR_OR_LIST_KEYS:
             continue
+        if key in FLOAT_KEYS:
+            default = float(default)
         if not _same_kind(default, value):
             problems.append(Problem(name, key, f"expects {type(default).__name__} like {default!r}, got {value!r}"))
     return problems
@@ -126,6 +128,9 @@ def _check_types(name: str, base: Any, cfg: Any, overrides: list[str]) -> list[P
 
 STR_OR_LIST_KEYS = frozenset({"data.train_files", "data.val_files"})
 """Keys verl documents as a path or a list of paths (its yaml default is a single string)."""
+
+FLOAT_KEYS = frozenset({"actor_rollout_ref.rollout.val_kwargs.temperature"})
+"""Keys whose yaml default is an integer but whose dataclass field is a float (``SamplingConfig.temperature``)."""
 
 
 def _same_kind(default: Any, value: Any) -> bool:

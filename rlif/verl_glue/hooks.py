@@ -8,10 +8,13 @@ extension points, all named ``pkg://rlif.verl_glue.hooks``:
   draws a (source, interval) pool from the sampling policy, then a row from that pool. Validation behaves exactly
   like verl's ``RLHFDataset``. The policy and the row RNG are saved in verl's ``data.pt`` through the dataloader's
   ``state_dict`` and resume exactly (this needs ``data.dataloader_num_workers=0``, checked at construction).
-- ``trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer``: verl calls its ``sample`` once per training
-  step after rollouts and rewards and before the update; it reads each sampled trajectory's source, interval and
-  score from TransferQueue, feeds them to the policy, and returns ``sampler/*`` and per-source reward metrics, which
-  verl merges into the step's log.
+- ``trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer`` (``AsyncRewardFeedbackReplayBuffer`` in
+  verl's ``colocate_async`` trainer mode): verl calls its ``sample`` once per training step after rollouts and
+  rewards and before the update; it reads each sampled trajectory's source, interval and score from TransferQueue,
+  feeds them to the policy, and returns ``sampler/*`` and per-source reward metrics, which verl merges into the
+  step's log. In ``colocate_async`` mode the prompts of about ``num_warmup_batches`` batches are already in flight
+  when feedback arrives, so a draw sees the rewards of the batch trained one to two steps earlier, and verl's async
+  buffer keeps evicting groups older than ``max_off_policy_threshold`` steps.
 
 A verl upgrade is a port of this file (and rlif/cpu_support.py for CPU runs); tests/verl_glue pins its behaviour.
 """
@@ -24,14 +27,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer
+from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
 from rewards import compute_score
 from samplers import Pool, Record, SamplingPolicy, build_policy
 from samplers.drawing import restore_rng, rng_state
 
-__all__ = ["PolicySampledDataset", "RewardFeedbackReplayBuffer", "compute_score"]
+__all__ = ["AsyncRewardFeedbackReplayBuffer", "PolicySampledDataset", "RewardFeedbackReplayBuffer", "compute_score"]
 
 INTERVAL_KEY = "rlif_interval"
 """``extra_info`` key the dataset stamps on each drawn row, so the feedback hook knows the row's interval."""
@@ -157,15 +160,17 @@ def per_source_reward_metrics(records: Sequence[Record]) -> dict[str, float]:
     return metrics
 
 
-class RewardFeedbackReplayBuffer(ReplayBuffer):
-    """verl's sync replay buffer plus one step of reward feedback to the training dataset's policy.
+class _RewardFeedback:
+    """One step of reward feedback to the training dataset's policy, after verl's own ``sample``.
 
-    verl constructs it with the stock keyword arguments; ``refill_fn`` is the trainer's bound method, through which
-    the buffer reaches ``trainer.train_dataset``.
+    verl constructs the buffer with the stock keyword arguments; ``refill_fn`` is the trainer's bound method,
+    through which the buffer reaches ``trainer.train_dataset``.
     """
 
+    refill_fn: Any
+
     def sample(self, global_steps: int, partition_id: str, batch_size: int) -> tuple[Any, dict]:
-        batch, metrics = super().sample(global_steps, partition_id, batch_size)
+        batch, metrics = super().sample(global_steps, partition_id, batch_size)  # type: ignore[misc]
         if partition_id != "train":
             return batch, metrics
         dataset = self._train_dataset()
@@ -179,10 +184,19 @@ class RewardFeedbackReplayBuffer(ReplayBuffer):
         dataset = getattr(trainer, "train_dataset", None)
         if not isinstance(dataset, PolicySampledDataset):
             raise RuntimeError(
-                "RewardFeedbackReplayBuffer needs data.custom_cls.name=PolicySampledDataset "
+                f"{type(self).__name__} needs data.custom_cls.name=PolicySampledDataset "
                 f"(path pkg://rlif.verl_glue.hooks); the trainer's train_dataset is {type(dataset).__name__}"
             )
         return dataset
+
+
+class RewardFeedbackReplayBuffer(_RewardFeedback, ReplayBuffer):
+    """verl's sync replay buffer plus one step of reward feedback (``trainer.v1.trainer_mode=sync``)."""
+
+
+class AsyncRewardFeedbackReplayBuffer(_RewardFeedback, ReplayBufferAsync):
+    """verl's async replay buffer (stale and failed groups evicted and refilled) plus reward feedback
+    (``trainer.v1.trainer_mode=colocate_async``)."""
 
 
 def read_records(keys: Sequence[str], partition_id: str) -> list[Record]:

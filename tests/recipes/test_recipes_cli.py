@@ -36,10 +36,19 @@ def test_write_with_site_settings(tmp_path):
     env_file.write_text("SLURM_PARTITION=gpu\nSLURM_ACCOUNT=lab\n", encoding="utf-8")
     args = ["--stage", "smoke", "--skip-verl-check", "--out", str(out), "--env-file", str(env_file)]
     assert main([*args, "--nodes", "2", "--account", "other"]) == 0
-    text = (out / f"{SMOKE}.sh").read_text(encoding="utf-8")
+    # another node count is another run: its own script, checkpoint directory and wandb run
+    assert [p.name for p in out.iterdir()] == [f"{SMOKE}_2n.sh"]
+    text = (out / f"{SMOKE}_2n.sh").read_text(encoding="utf-8")
     assert "#SBATCH --partition=gpu\n" in text and "#SBATCH --account=other\n" in text
     assert "#SBATCH --nodes=2\n" in text and "'trainer.nnodes=2'" not in text and "trainer.nnodes=2" in text
-    assert os.access(out / f"{SMOKE}.sh", os.X_OK)
+    assert f"checkpoints/rlif/{SMOKE}_2n" in text and f"trainer.experiment_name={SMOKE}_2n" in text
+    assert os.access(out / f"{SMOKE}_2n.sh", os.X_OK)
+
+
+def test_same_node_count_keeps_the_run_name(tmp_path):
+    out = tmp_path / "out"
+    assert main(["--stage", "smoke", "--skip-verl-check", "--out", str(out), "--nodes", "1"]) == 0
+    assert [p.name for p in out.iterdir()] == [f"{SMOKE}.sh"]
 
 
 def test_cpu_mode_flag_writes_a_cpu_variant(tmp_path):
@@ -71,5 +80,5 @@ def test_invalid_run_fails_with_run_and_key(tmp_path, capsys, override, expected
 def test_nodes_override_is_validated(tmp_path, capsys):
     # 512 x 8 responses over 3 x 8 GPUs does not divide: caught before anything is written
     assert main(["--run", SMOKE, "--nodes", "3", "--skip-verl-check", "--out", str(tmp_path)]) == 1
-    assert f"run {SMOKE}: train.train_batch_size" in capsys.readouterr().out
+    assert f"run {SMOKE}_3n: train.train_batch_size" in capsys.readouterr().out
     assert list(Path(tmp_path).iterdir()) == []

@@ -24,7 +24,11 @@ def test_defaults_are_the_groups_setup(matrix):
     run = next(r for r in matrix.runs if r.name == "slurm_qwen8b_think_if80000_grpo")
     t = run.train
     assert (t.total_epochs, t.total_training_steps, t.lr, t.train_batch_size) == (10, 500, 1e-6, 512)
-    assert (t.max_prompt_length, t.max_response_length, t.rollout_n, t.micro_batch_per_gpu) == (2048, 8192, 8, 16)
+    assert (t.max_prompt_length, t.max_response_length, t.rollout_n) == (2048, 8192, 8)
+    # memory-safe: checkpointing, token-budgeted micro-batches sized by the planner, no tokens x vocab logits
+    assert (t.gradient_checkpointing, t.dynamic_batch, t.fused_kernels, t.entropy_chunking) == (True, True, True, True)
+    assert (t.actor_token_budget, t.log_prob_token_budget, t.ref_token_budget) == (0, 0, 0)
+    assert t.trainer_mode == "sync"
     assert (t.use_kl_loss, t.kl_loss_coef, t.kl_loss_type) == (True, 0.001, "low_var_kl")
     assert run.train_files == ("verl_data/if80000_logicif0.parquet",)
     assert run.val_files == ("verl_data/ifbench_300_ifeval_541_logicif_749.parquet",)

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("verl")
 
 from rlif import cpu_support
-from rlif.cpu_demo import DemoLayout, read_metrics, run_demo
+from rlif.cpu_demo import DemoLayout, matrix_learning_rate, read_metrics, run_demo
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -42,13 +42,59 @@ def test_two_steps_then_checkpoint(demo: DemoLayout) -> None:
     assert (step_dir / "data.pt").is_file()
 
 
+WEIGHT_DECAY = 0.01
+"""verl 0.9.1's default AdamW weight decay (``actor.optim.weight_decay``), which the recipes keep."""
+
+
+def test_one_update_at_the_matrix_learning_rate_moves_the_weights(demo: DemoLayout) -> None:
+    """fp32 master weights: one AdamW step at lr 1e-6 moves every weight that has a gradient by about lr.
+
+    The first Adam step is lr * g / (|g| + eps) with bias correction, i.e. lr in the direction of -g for any
+    gradient far above eps (clipping scales all gradients alike and keeps that), plus decoupled weight decay
+    lr * wd * |w|. The same steps on bf16 weights would round away: the test shows both on the demo's checkpoints.
+    """
+    import torch
+    from safetensors.torch import load_file
+
+    lr = matrix_learning_rate()
+    assert lr == pytest.approx(1e-6)
+    assert read_metrics(demo.metrics_file(1))[1]["actor/lr"] == pytest.approx(lr)  # no warm-up: step 1 runs at lr
+    before = load_file(demo.workdir / "model" / "model.safetensors")
+    shard = demo.checkpoints / "global_step_1" / "actor" / "model_world_size_1_rank_0.pt"
+    after = torch.load(shard, map_location="cpu", weights_only=False)
+    checked = 0
+    for name, value in after.items():
+        weight = getattr(value, "_local_tensor", value)  # one rank: the DTensor's local shard is the whole tensor
+        if name not in before:
+            # the tied output layer: safetensors stores it once as the embedding, the FSDP shard under both names
+            assert name == "lm_head.weight", f"{name}: not in the base model"
+            embedding = after["model.embed_tokens.weight"]
+            assert torch.equal(weight, getattr(embedding, "_local_tensor", embedding))
+            continue
+        assert weight.dtype == torch.float32, f"{name}: master weights are {weight.dtype}"
+        start = before[name]
+        delta = (weight - start).abs()
+        moved = delta[delta > 0]
+        assert moved.numel() / delta.numel() > 0.99, f"{name}: only {moved.numel() / delta.numel():.3f} moved"
+        # |step| = lr (Adam's first step) + lr * wd * |w| (weight decay), up to fp32 rounding of w + step
+        assert 0.9 * lr < moved.median().item() < 1.1 * lr, name
+        bound = lr * (1 + WEIGHT_DECAY * start.abs().max().item())
+        assert delta.max().item() <= bound + 4 * torch.finfo(torch.float32).eps * start.abs().max().item(), name
+        if start.dim() == 2:
+            # bf16 master weights: the same step leaves most weights exactly where they were
+            same_in_bf16 = (start.bfloat16() == (start + (weight - start)).bfloat16()).float().mean().item()
+            assert same_in_bf16 > 0.9, f"{name}: {same_in_bf16:.3f}"
+        checked += 1
+    assert checked == len(before)  # every tensor of the model (tied lm_head included in the embedding)
+
+
 def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
     resumed = read_metrics(demo.metrics_file(2))
     assert sorted(resumed) == [3]
     assert "critic/score/mean" in resumed[3]
     assert_reference_model_ran(resumed)  # the resumed trainer rebuilt the reference worker too
-    # the reference is the base model while the actor resumed from 2 updates, so their log-probs now differ
-    assert resumed[3]["actor/kl_loss"] > 0.0
+    # at lr 1e-6 two updates barely separate actor and reference, so the KL term is ~0 here; the weight test
+    # above shows the updates themselves
     log = demo.log_file(2).read_text(encoding="utf-8", errors="replace")
     assert f"Resuming from {demo.checkpoints.resolve() / 'global_step_2'}" in log
     # the sampler continued from the saved state: cumulative draws grew past step 2's
