@@ -3,8 +3,9 @@
 Two equalities exist, and rlif uses the stricter by default:
 
 - ``strict`` (rlif default, as the rlif issue asks): JSON-typed comparison. A boolean only equals a boolean
-  (``true`` is not ``1``), numbers compare with a tolerance (``20`` equals ``20.0``; floats within
-  ``rel 1e-9``/``abs 1e-9``), lists need the same length and order, objects the same key set.
+  (``true`` is not ``1``), an expected integer matches only an equal integer value (``20`` equals ``20.0``,
+  never ``20.0000001``), an expected float matches within ``rel 1e-9``/``abs 1e-9``, lists need the same length
+  and order, objects the same key set.
 - ``python``: plain Python ``==`` as in the official LogicIFEval evaluation, where ``True == 1`` and ``1 == 1.0``
   and floats must be exactly equal. Use it to report numbers comparable with published LogicIFEval results.
 
@@ -88,7 +89,11 @@ def _scalars_match(want: Any, got: Any) -> bool:
         return isinstance(got, bool) and got == want
     if isinstance(got, bool) or not isinstance(got, int | float):
         return False
-    if isinstance(want, int) and isinstance(got, int):
+    if isinstance(want, int):
+        # An integer is exact: only an integer-valued number equal to it matches (20.0 for 20, not 1000000.0000003
+        # for 1000000, and not 1.0000000005e30 for 10**30, which a relative tolerance would accept).
+        if isinstance(got, float):
+            return got.is_integer() and int(got) == want
         return want == got
     try:
         return math.isclose(want, got, rel_tol=REL_TOLERANCE, abs_tol=ABS_TOLERANCE)

@@ -43,22 +43,66 @@ class SamplingPolicy(ABC):
     """Chooses the pool of the next training prompt and learns from per-sample rewards.
 
     Lifecycle: ``assign_intervals`` once per source, then ``set_pools`` once with the non-empty pools, then any
-    number of ``draw``/``update`` calls. ``load_state_dict`` may come after ``set_pools`` to resume.
+    number of ``draw``/``update`` calls. ``restore`` (or ``load_state_dict``) may come after ``set_pools`` to
+    resume; ``checkpoint`` is what to save.
     """
 
     name: str = ""
+    difficulty_field: str = "difficulty"
+    """The ``extra_info`` field whose value ``assign_intervals`` receives for the rows of a source it splits."""
 
-    def assign_intervals(self, source: str, difficulties: Sequence[float]) -> list[int]:
-        """Bucket a source's rows by difficulty; the default puts every row in interval 0.
+    def __init__(self) -> None:
+        self._fingerprints: dict[str, dict[str, Any]] = {}
+
+    def splits(self, source: str) -> bool:
+        """Whether this policy buckets ``source`` by ``difficulty_field`` (the data must then carry the field)."""
+        return False
+
+    def assign_intervals(self, source: str, difficulties: Sequence[Any]) -> list[int]:
+        """Bucket a source's rows and remember the split's fingerprint (what a resume compares).
 
         Args:
             source: the ``data_source`` these rows share.
-            difficulties: ``extra_info.difficulty`` of each row, in row order.
+            difficulties: ``extra_info.<difficulty_field>`` of each row, in row order (ignored, and may be None,
+                for a source the policy does not split).
 
         Returns:
             The interval of each row, in the same order.
         """
+        from samplers.fingerprint import source_fingerprint
+
+        intervals = self.split(source, difficulties) if self.splits(source) else [0] * len(difficulties)
+        values = difficulties if self.splits(source) else [0.0] * len(difficulties)
+        self._fingerprints[source] = source_fingerprint(values, intervals)
+        return intervals
+
+    def split(self, source: str, difficulties: Sequence[Any]) -> list[int]:
+        """The intervals of a source the policy splits (``splits(source)`` is true); the default is all 0."""
         return [0] * len(difficulties)
+
+    def fingerprint(self) -> dict[str, dict[str, Any]]:
+        """Per source: rows, rows and difficulty range per interval, and a digest of the row-to-interval map."""
+        return {source: dict(value) for source, value in sorted(self._fingerprints.items())}
+
+    def checkpoint(self) -> dict[str, Any]:
+        """What a run saves: the data fingerprint with the learned state, so a resume can tell the data changed."""
+        return {"fingerprint": self.fingerprint(), "state": self.state_dict()}
+
+    def restore(self, saved: Mapping[str, Any], on_data_change: str = "error") -> list[str]:
+        """Resume from ``checkpoint()``, refusing data that changed unless ``on_data_change`` is ``resplit``.
+
+        Returns:
+            One line per changed source (empty when the data is the same).
+
+        Raises:
+            ValueError: the data changed and ``on_data_change`` is ``error`` (the message names each source and
+                what changed), or ``saved`` is not a checkpoint.
+        """
+        from samplers.fingerprint import check_data_unchanged
+
+        changed = check_data_unchanged(saved, self.fingerprint(), on_data_change)
+        self.load_state_dict(saved["state"], changed=frozenset(changed))
+        return [f"{source}: {what}" for source, what in changed.items()]
 
     @abstractmethod
     def set_pools(self, pool_sizes: Mapping[Pool, int]) -> None:
@@ -67,6 +111,10 @@ class SamplingPolicy(ABC):
     @abstractmethod
     def draw(self) -> Pool:
         """Return the pool of the next prompt, advancing the policy's own RNG."""
+
+    @abstractmethod
+    def probabilities(self) -> dict[Pool, float]:
+        """The probability of each pool at the next draw (for the pool-size check and the simulation)."""
 
     @abstractmethod
     def update(self, records: Sequence[Record]) -> dict[str, float]:
@@ -81,5 +129,11 @@ class SamplingPolicy(ABC):
         """Everything needed to continue identically, as plain Python values."""
 
     @abstractmethod
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore what ``state_dict`` returned."""
+    def load_state_dict(self, state: Mapping[str, Any], changed: frozenset[str] = frozenset()) -> None:
+        """Restore what ``state_dict`` returned.
+
+        Args:
+            state: the saved state.
+            changed: sources whose rows or split changed since the save (``restore`` with ``resplit``): their
+                per-pool state starts afresh; everything else is restored exactly. Empty means the same data.
+        """

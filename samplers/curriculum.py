@@ -2,13 +2,14 @@
 
 Each curriculum source (LogicIF by complexity score; graph tasks by size) is split by ``split_by_difficulty`` into
 an easiest initial interval plus N equal-count intervals. Training starts on the initial interval only. The next
-interval unlocks when the source's own reward EMA reaches ``threshold``, after at least ``min_updates_per_level``
-updates with records of that source at the current level, checked every ``check_every`` updates, at most one
-unlock per update. ``gate_on="source"`` (the default, as in the reference) averages all the source's records;
-``gate_on="newest"`` averages only the newest unlocked interval's records and restarts that EMA at each unlock.
-The simulation (docs/samplers.md) shows why the option exists: with the whole source, the large easy initial
-interval keeps the EMA above the threshold, so unlocks come every ``min_updates_per_level`` updates regardless of
-how the harder intervals go.
+interval unlocks when the gating reward EMA is strictly above ``threshold`` (the group's words: "unlock harder
+intervals only if the reward is larger than 0.5"), after at least ``min_updates_per_level`` updates with records of
+that source at the current level, checked every ``check_every`` updates, at most one unlock per update.
+``gate_on="newest"`` (the default) averages only the newest unlocked interval's records and restarts that EMA at
+each unlock, so an interval opens when the model has learned the one before it. ``gate_on="source"`` (the
+reference's reading) averages all the source's records; the simulation (docs/samplers.md) shows that the large
+easy initial interval then keeps the EMA above the threshold, so unlocks come every ``min_updates_per_level``
+updates however the harder intervals go: a timer, not a gate.
 
 Within a source, unlocked interval i is drawn with weight ``rows_i * interval_decay**(level-i)``:
 ``interval_decay=1`` draws uniformly over the unlocked rows (strategy 3), ``0.5`` halves each older interval's
@@ -16,7 +17,8 @@ weight (strategy 4, "decay"). Sources themselves are weighted by a rule (``fixed
 ``samplers.source_weighting``), so "EMA over sources + curriculum within LogicIF" is ``source_weighting="ema"``.
 
 Deviations from the reference ``RewardCurriculumSampler`` (RLIF ``verl_extensions/multi_source_sampler.py``):
-- Gating is per source. The reference averages the whole batch's rewards, so IF rewards could unlock LogicIF.
+- Gating is per source, on the newest interval by default, and strictly above the threshold. The reference averages
+  the whole batch's rewards (so IF rewards could unlock LogicIF) and compares with ``>=``.
 - Several sources may be curriculum-gated, each with its own level (the reference has one ``complexity_source``).
 - Recency weights are exact probabilities; the reference approximates ``rows * decay**age`` by repeating each
   interval's indices ``max(1, int(10 * n_unlocked * normalised_weight))`` times.
@@ -30,11 +32,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from samplers.base import Pool, Record, SamplingPolicy
+from samplers.diagnostics import check_patterns_match
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.intervals import check_interval_shape, matches_sources, split_by_difficulty
-from samplers.records import mean_by_source, rewards_by_pool
+from samplers.records import rewards_by_pool, sums_by_source
 from samplers.registry import register_policy
+from samplers.source_groups import SourceGroups, check_groups
 from samplers.source_weighting import build_source_rule
 
 
@@ -77,13 +81,20 @@ class IntervalGate:
             "unlock_steps": list(self.unlock_steps),
         }
 
-    def load(self, state: Mapping[str, Any]) -> None:
-        """Restore ``state()``.
+    def load(self, state: Mapping[str, Any], resplit: bool = False) -> None:
+        """Restore ``state()``; with ``resplit`` (the source's data changed) keep only the level, capped at the
+        newest interval the new split has, and restart the EMA and the update count.
 
         Raises:
-            ValueError: the saved level does not exist in the current intervals.
+            ValueError: the saved level does not exist in the current intervals (and ``resplit`` is off).
         """
         level = int(state["level"])
+        if resplit:
+            self.level = min(max(level, 0), len(self.intervals) - 1)
+            self.ema = None
+            self.updates_at_level = 0
+            self.unlock_steps = [int(step) for step in state["unlock_steps"]]
+            return
         if not 0 <= level < len(self.intervals):
             raise ValueError(f"saved curriculum level {level} is outside the {len(self.intervals)} intervals")
         self.level = level
@@ -106,14 +117,16 @@ class RewardCurriculumPolicy(SamplingPolicy):
             are always interval 0.
         initial_fraction: share of a curriculum source's rows in the initial interval, in [0, 1).
         num_intervals: equal-count intervals after the initial one.
-        threshold: a source's reward EMA must reach this to unlock its next interval.
+        threshold: the gating reward EMA must be strictly above this to unlock the next interval.
         gate_alpha: EMA step of the gating reward, in (0, 1].
         min_updates_per_level: updates with records of the source at its current level before it may unlock.
         check_every: test the gates every this many updates (counted from the start).
         interval_decay: weight factor per level of age for older unlocked intervals, in (0, 1]; 1 means none.
-        gate_on: ``source`` (all the source's records) or ``newest`` (only the newest unlocked interval's records).
-        source_weighting: ``fixed`` or ``ema``: how sources are weighted against each other.
+        gate_on: ``newest`` (only the newest unlocked interval's records, restarted at each unlock) or ``source``
+            (all the source's records, the reference's reading).
+        source_weighting: ``fixed`` or ``ema``: how source groups are weighted against each other.
         source_params: parameters of that rule (``weights``; for ``ema`` also ``alpha``, ``temperature``, ``floor``).
+        groups: group name -> member sources (``samplers.source_groups``); None makes each source its own group.
 
     Raises:
         ValueError: a parameter out of range or an unknown source weighting.
@@ -131,10 +144,12 @@ class RewardCurriculumPolicy(SamplingPolicy):
         min_updates_per_level: int = 10,
         check_every: int = 3,
         interval_decay: float = 1.0,
-        gate_on: str = "source",
+        gate_on: str = "newest",
         source_weighting: str = "fixed",
         source_params: Mapping[str, Any] | None = None,
+        groups: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
+        super().__init__()
         check_interval_shape(initial_fraction, num_intervals)
         if isinstance(curriculum_sources, str) or not curriculum_sources:
             raise ValueError(f"curriculum_sources must be a non-empty list of names, got {curriculum_sources!r}")
@@ -158,6 +173,8 @@ class RewardCurriculumPolicy(SamplingPolicy):
         self.interval_decay = float(interval_decay)
         self.gate_on = gate_on
         self._rule = build_source_rule(source_weighting, source_params)
+        self._groups_param = check_groups(groups)
+        self._groups: SourceGroups | None = None
         self._rng = random.Random(seed)
         self._updates = 0
         self._gates: dict[str, IntervalGate] = {}
@@ -165,21 +182,25 @@ class RewardCurriculumPolicy(SamplingPolicy):
         self._source_choice: WeightedChoice[str] | None = None
         self._interval_choice: dict[str, WeightedChoice[int]] = {}
 
-    def assign_intervals(self, source: str, difficulties: Sequence[float]) -> list[int]:
-        """Split a curriculum source by difficulty (see ``split_by_difficulty``); other sources are all interval 0."""
-        if not matches_sources(source, self.curriculum_sources):
-            return [0] * len(difficulties)
+    def splits(self, source: str) -> bool:
+        return matches_sources(source, self.curriculum_sources)
+
+    def split(self, source: str, difficulties: Sequence[Any]) -> list[int]:
+        """Split a curriculum source by difficulty (see ``split_by_difficulty``)."""
         return split_by_difficulty(source, difficulties, self.initial_fraction, self.num_intervals)
 
     def set_pools(self, pool_sizes: Mapping[Pool, int]) -> None:
         """Build one gate per curriculum source and start the source rule.
 
         Raises:
-            ValueError: no pools, a non-curriculum source with an interval other than 0, or source weights that do
-                not match the sources.
+            ValueError: no pools, a curriculum source entry that matches no data_source, a non-curriculum source
+                with an interval other than 0, groups that do not fit the sources, or weights that do not match the
+                groups.
         """
         if not pool_sizes:
-            raise ValueError("reward_curriculum policy needs at least one non-empty pool")
+            raise ValueError(f"{self.name} policy needs at least one non-empty pool")
+        sources = sorted({source for source, _ in pool_sizes})
+        check_patterns_match(f"{self.name} curriculum_sources", self.curriculum_sources, sources)
         by_source: dict[str, list[tuple[int, int]]] = {}
         for (source, interval), rows in sorted(pool_sizes.items()):
             by_source.setdefault(source, []).append((interval, int(rows)))
@@ -191,7 +212,10 @@ class RewardCurriculumPolicy(SamplingPolicy):
                 raise ValueError(
                     f"source {source!r} is not curriculum-gated, so it must be interval 0 only: {intervals}"
                 )
-        self._rule.start(sorted(by_source))
+        self._groups = SourceGroups(
+            self._groups_param, {source: sum(rows for _, rows in intervals) for source, intervals in by_source.items()}
+        )
+        self._rule.start(self._groups.names)
         self._draws = DrawCounts(pool_sizes)
         self._updates = 0
         self._interval_choice = {
@@ -204,54 +228,76 @@ class RewardCurriculumPolicy(SamplingPolicy):
         self._source_choice = WeightedChoice(list(weights), list(weights.values()))
 
     def draw(self) -> Pool:
-        if self._source_choice is None:
-            raise ValueError("reward_curriculum policy: set_pools must come before draw")
-        source = self._source_choice.draw(self._rng)
+        if self._source_choice is None or self._groups is None:
+            raise ValueError(f"{self.name} policy: set_pools must come before draw")
+        group = self._source_choice.draw(self._rng)
+        members = self._groups.choice(group)
+        source = members.items[0] if len(members.items) == 1 else members.draw(self._rng)
         choice = self._interval_choice.get(source)
         pool = (source, 0 if choice is None else choice.draw(self._rng))
         self._draws.add(pool)
         return pool
 
+    def probabilities(self) -> dict[Pool, float]:
+        assert self._groups is not None
+        weights = self._rule.weights()
+        result: dict[Pool, float] = {}
+        for group in self._groups.names:
+            for source, share in self._groups.shares(group).items():
+                choice = self._interval_choice.get(source)
+                inner = {0: 1.0} if choice is None else choice.probabilities()
+                for interval, probability in inner.items():
+                    result[(source, interval)] = weights[group] * share * probability
+        return result
+
     def update(self, records: Sequence[Record]) -> dict[str, float]:
+        assert self._groups is not None
         grouped, ignored = rewards_by_pool(records, self._draws.counts)
-        means = mean_by_source(grouped)
+        sums = sums_by_source(grouped)
         self._updates += 1
-        self._rule.observe(means)
+        self._rule.observe(self._groups.means(sums))
         self._refresh_sources()
-        check = self._updates % self.check_every == 0
         for source, gate in self._gates.items():
             if self.gate_on == "source":
-                mean = means.get(source)
+                total, count = sums.get(source, (0.0, 0))
             else:
-                newest = grouped.get((source, gate.newest))
-                mean = sum(newest) / len(newest) if newest else None
-            if mean is not None:
+                newest = grouped.get((source, gate.newest), [])
+                total, count = sum(newest), len(newest)
+            if count:
+                mean = total / count
                 gate.ema = mean if gate.ema is None else gate.ema + self.gate_alpha * (mean - gate.ema)
                 gate.updates_at_level += 1
-            if (
-                check
-                and gate.level + 1 < len(gate.intervals)
-                and gate.updates_at_level >= self.min_updates_per_level
-                and gate.ema is not None
-                and gate.ema >= self.threshold
-            ):
+            if gate.level + 1 < len(gate.intervals) and self._may_unlock(gate):
                 gate.level += 1
                 gate.updates_at_level = 0
                 if self.gate_on == "newest":
                     gate.ema = None
                 gate.unlock_steps.append(self._updates)
                 self._interval_choice[source] = gate.interval_choice(self.interval_decay)
-        return self._metrics(ignored)
+        return self._metrics(grouped, ignored)
 
-    def _metrics(self, ignored: int) -> dict[str, float]:
+    def _may_unlock(self, gate: IntervalGate) -> bool:
+        """The reward gate: a check update, enough updates at this level, and the EMA strictly above threshold."""
+        return (
+            self._updates % self.check_every == 0
+            and gate.updates_at_level >= self.min_updates_per_level
+            and gate.ema is not None
+            and gate.ema > self.threshold
+        )
+
+    def _metrics(self, grouped: Mapping[Pool, Sequence[float]], ignored: int) -> dict[str, float]:
         metrics = self._rule.metrics()
         for source, gate in self._gates.items():
             metrics[f"sampler/level/{source}"] = float(gate.newest)
+            metrics[f"sampler/gate_threshold/{source}"] = self.threshold
             if gate.ema is not None:
                 metrics[f"sampler/gate_ema/{source}"] = gate.ema
             shares = self._interval_choice[source].probabilities()
             for interval in gate.intervals:
                 metrics[f"sampler/interval_weight/{source}/{interval}"] = shares.get(interval, 0.0)
+                rewards = grouped.get((source, interval))
+                if rewards:
+                    metrics[f"sampler/interval_reward/{source}/{interval}"] = sum(rewards) / len(rewards)
         metrics.update(self._draws.metrics())
         metrics["sampler/ignored_records"] = float(ignored)
         return metrics
@@ -269,19 +315,92 @@ class RewardCurriculumPolicy(SamplingPolicy):
             "gates": {source: gate.state() for source, gate in self._gates.items()},
         }
 
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore a saved state onto the same pools.
+    def load_state_dict(self, state: Mapping[str, Any], changed: frozenset[str] = frozenset()) -> None:
+        """Restore a saved state onto the same pools; gates of ``changed`` sources keep only their (capped) level.
 
         Raises:
             ValueError: the saved pools, gates or levels do not fit the current data.
         """
-        if set(state["gates"]) != set(self._gates):
+        saved_gates = {source for source in state["gates"] if source not in changed}
+        current_gates = {source for source in self._gates if source not in changed}
+        if saved_gates != current_gates:
             raise ValueError(f"saved curriculum gates {sorted(state['gates'])} differ from {sorted(self._gates)}")
         restore_rng(self._rng, state["rng"])
-        self._draws.load(state["draws"])
+        self._draws.load(state["draws"], changed)
         self._updates = int(state["updates"])
         self._rule.load_state_dict(state["rule"])
         for source, gate in self._gates.items():
-            gate.load(state["gates"][source])
+            if source in state["gates"]:
+                gate.load(state["gates"][source], resplit=source in changed)
             self._interval_choice[source] = gate.interval_choice(self.interval_decay)
         self._refresh_sources()
+
+
+@register_policy("staged_curriculum")
+class StagedCurriculumPolicy(RewardCurriculumPolicy):
+    """The NPG-Muse staged curriculum: level k of each curriculum source for ``steps_per_level`` updates, then k+1.
+
+    NPG-Muse trains on ``train_level_0`` ... ``train_level_{L-1}`` one after another, a fixed budget each, whatever
+    the reward. The graph builder writes those files and stamps every row of ``train_mixed.parquet`` with the same
+    ``extra_info.level``, so this policy reads that field (not a split of its own) and reproduces the schedule on
+    the mixed file: at update u the level is ``min(u // steps_per_level, L-1)``. Earlier levels are dropped, as in
+    the reference, unless ``keep_previous`` is set (then every level reached is drawn by its rows).
+
+    Args:
+        seed: seed of the policy's RNG.
+        curriculum_sources: sources staged by level (exact names or ``prefix/``; default ``graph/``).
+        steps_per_level: updates spent on each level (NPG-Muse: one epoch of the level file).
+        keep_previous: keep drawing earlier levels after moving on.
+        source_weighting: ``fixed`` or ``ema`` over source groups.
+        source_params: parameters of that rule.
+        groups: group name -> member sources; None makes each source its own group.
+
+    Raises:
+        ValueError: a parameter out of range.
+    """
+
+    difficulty_field = "level"
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        curriculum_sources: Sequence[str] = ("graph/",),
+        steps_per_level: int = 70,
+        keep_previous: bool = False,
+        source_weighting: str = "fixed",
+        source_params: Mapping[str, Any] | None = None,
+        groups: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        if isinstance(steps_per_level, bool) or not isinstance(steps_per_level, int) or steps_per_level < 1:
+            raise ValueError(f"steps_per_level must be an int >= 1, got {steps_per_level!r}")
+        super().__init__(
+            seed=seed,
+            curriculum_sources=curriculum_sources,
+            source_weighting=source_weighting,
+            source_params=source_params,
+            groups=groups,
+        )
+        self.steps_per_level = steps_per_level
+        self.keep_previous = bool(keep_previous)
+        self.interval_decay = 1.0 if self.keep_previous else 0.0
+
+    def split(self, source: str, difficulties: Sequence[Any]) -> list[int]:
+        """Each row's interval is its ``extra_info.level``.
+
+        Raises:
+            ValueError: a level that is not an integer >= 0 (naming the source, row and field).
+        """
+        levels = []
+        for row, value in enumerate(difficulties):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
+                raise ValueError(
+                    f"source {source!r} row {row}: field extra_info.level must be an integer >= 0, got {value!r} "
+                    "(build graph data with python -m rlif.data graph, which writes levels)"
+                )
+            levels.append(int(value))
+        return levels
+
+    def _may_unlock(self, gate: IntervalGate) -> bool:
+        """A timer by design: the next level starts after ``steps_per_level`` updates per level reached."""
+        return self._updates >= (gate.level + 1) * self.steps_per_level

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from samplers.base import Pool, Record, SamplingPolicy
+from samplers.diagnostics import check_patterns_match
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.intervals import check_interval_shape, matches_sources, split_by_difficulty
@@ -121,6 +122,7 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         window: int = 300,
         normalize_by_std: bool = True,
     ) -> None:
+        super().__init__()
         check_interval_shape(initial_fraction, num_intervals)
         if isinstance(difficulty_sources, str):
             raise ValueError(f"difficulty_sources must be a list of names, got {difficulty_sources!r}")
@@ -144,15 +146,17 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         self._seen: dict[Pool, int] = {}
         self._choice: WeightedChoice[Pool] | None = None
 
-    def assign_intervals(self, source: str, difficulties: Sequence[float]) -> list[int]:
-        """Split a difficulty source into intervals (see ``split_by_difficulty``); others are all interval 0."""
-        if not matches_sources(source, self.difficulty_sources):
-            return [0] * len(difficulties)
+    def splits(self, source: str) -> bool:
+        return matches_sources(source, self.difficulty_sources)
+
+    def split(self, source: str, difficulties: Sequence[Any]) -> list[int]:
+        """Split a difficulty source into intervals (see ``split_by_difficulty``)."""
         return split_by_difficulty(source, difficulties, self.initial_fraction, self.num_intervals)
 
     def set_pools(self, pool_sizes: Mapping[Pool, int]) -> None:
         if not pool_sizes:
             raise ValueError("learnability_ucb policy needs at least one non-empty pool")
+        check_patterns_match("learnability_ucb difficulty_sources", self.difficulty_sources, [s for s, _ in pool_sizes])
         pools = sorted(pool_sizes)
         self._draws = DrawCounts(pools)
         self._recent = {pool: [] for pool in pools}
@@ -186,6 +190,10 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         pool = self._choice.draw(self._rng)
         self._draws.add(pool)
         return pool
+
+    def probabilities(self) -> dict[Pool, float]:
+        assert self._choice is not None
+        return self._choice.probabilities()
 
     def update(self, records: Sequence[Record]) -> dict[str, float]:
         ignored = 0
@@ -221,18 +229,21 @@ class LearnabilityUcbPolicy(SamplingPolicy):
             "seen": [[source, interval, n] for (source, interval), n in self._seen.items()],
         }
 
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore a saved state onto the same pools.
+    def load_state_dict(self, state: Mapping[str, Any], changed: frozenset[str] = frozenset()) -> None:
+        """Restore a saved state onto the same pools; pools of ``changed`` sources start unseen.
 
         Raises:
-            ValueError: the saved pools differ from the current ones.
+            ValueError: the saved pools of an unchanged source differ from the current ones.
         """
-        self._draws.load(state["draws"])
+        self._draws.load(state["draws"], changed)
         recent = {(str(s), int(i)): [[float(t), int(n)] for t, n in chunks] for s, i, chunks in state["recent"]}
         seen = {(str(s), int(i)): int(n) for s, i, n in state["seen"]}
-        if set(recent) != set(self._recent) or set(seen) != set(self._seen):
+        kept = {pool for pool in self._recent if pool[0] not in changed}
+        if {pool for pool in recent if pool[0] not in changed} != kept or {
+            pool for pool in seen if pool[0] not in changed
+        } != kept:
             raise ValueError(f"saved learnability state is for pools {sorted(recent)}, not {sorted(self._recent)}")
         restore_rng(self._rng, state["rng"])
-        self._recent = recent
-        self._seen = seen
+        self._recent = {pool: recent[pool] if pool in kept else [] for pool in self._recent}
+        self._seen = {pool: seen[pool] if pool in kept else 0 for pool in self._recent}
         self._refresh()

@@ -46,6 +46,15 @@ def rewards_by_pool(records: Sequence[Record], pools: Container[Pool]) -> tuple[
     return grouped, ignored
 
 
+def sums_by_source(grouped: Mapping[Pool, Sequence[float]]) -> dict[str, tuple[float, int]]:
+    """Sum and count of rewards per source over all its pools."""
+    sums: dict[str, tuple[float, int]] = {}
+    for (source, _interval), rewards in grouped.items():
+        total, count = sums.get(source, (0.0, 0))
+        sums[source] = (total + sum(rewards), count + len(rewards))
+    return sums
+
+
 def mean_by_source(grouped: Mapping[Pool, Sequence[float]]) -> dict[str, float]:
     """Mean reward per source over all its pools (each response weighs the same)."""
     sums: dict[str, float] = {}

@@ -13,7 +13,10 @@ policy sees only the intervals its own ``assign_intervals`` gives. Prompts are d
 pool, as the verl dataset does. "Held-out reward" is each source's success probability averaged over its rows,
 then over sources.
 
-Run: ``python -m samplers.simulate --out docs/samplers`` (needs matplotlib; about a minute on one core).
+Run: ``python -m samplers.simulate --out docs/samplers`` (the built-in strategies; needs matplotlib; a few minutes
+on one core), or ``python -m samplers.simulate --run <matrix run> --out DIR`` to simulate a run of
+``recipe/matrix.yaml`` with its own policy, parameters and batch shape, under the improving and the frozen learner
+(``--learner``), writing ``DIR/<run>_<learner>.png`` and printing its unlock timeline.
 """
 
 from __future__ import annotations
@@ -45,23 +48,40 @@ class Strategy:
 CURRICULUM = {"threshold": 0.5, "min_updates_per_level": 10, "check_every": 3, "gate_alpha": 0.1}
 """The reference curriculum's defaults (RLIF ``RewardCurriculumSampler``), threshold as in its GUIDE.md."""
 
+REFERENCE_GATE = {**CURRICULUM, "gate_on": "source"}
+NEWEST_GATE = {**CURRICULUM, "gate_on": "newest"}
+
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy("fixed 1:1", "fixed_ratio"),
     Strategy("EMA", "ema_reweight"),
-    Strategy("curriculum (fixed 1:1)", "reward_curriculum", CURRICULUM),
-    Strategy("EMA + curriculum", "reward_curriculum", {**CURRICULUM, "source_weighting": "ema"}),
+    Strategy("curriculum (fixed 1:1), gate on source", "reward_curriculum", REFERENCE_GATE),
+    Strategy("EMA + curriculum, gate on source", "reward_curriculum", {**REFERENCE_GATE, "source_weighting": "ema"}),
     Strategy(
-        "EMA + curriculum + decay 0.5",
+        "EMA + curriculum + decay 0.5, gate on source",
         "reward_curriculum",
-        {**CURRICULUM, "source_weighting": "ema", "interval_decay": 0.5},
+        {**REFERENCE_GATE, "source_weighting": "ema", "interval_decay": 0.5},
     ),
+    Strategy("EMA + curriculum, gate on newest", "reward_curriculum", {**NEWEST_GATE, "source_weighting": "ema"}),
     Strategy(
-        "EMA + curriculum, gate on newest",
+        "EMA + curriculum + decay 0.5, gate on newest",
         "reward_curriculum",
-        {**CURRICULUM, "source_weighting": "ema", "gate_on": "newest"},
+        {**NEWEST_GATE, "source_weighting": "ema", "interval_decay": 0.5},
     ),
     Strategy("learnability UCB", "learnability_ucb", {"num_intervals": 10, "initial_fraction": 0.3}),
 )
+
+LEARNERS = ("improving", "frozen")
+"""``improving``: skills grow with practice (below). ``frozen``: success 0.9 on the first interval of every source
+the policy splits and 0.0 on all its harder intervals (0.6 on other sources), never changing: the case where a
+reward gate must open exactly once."""
+
+DATASETS = ("stage2", "graph")
+"""``stage2``: iftrain + logicif. ``graph``: the six NP tasks ``graph/<task>``, difficulty = node count, each row
+also carrying the graph builder's ``level`` (equal-count parts by difficulty, as ``rlif.graphs.build``)."""
+
+GRAPH_TASKS = ("ged", "mcp", "mcs", "mis", "mvc", "tsp")
+GRAPH_LEVELS = 5
+"""``python -m rlif.data graph --levels`` default."""
 
 
 @dataclass(frozen=True)
@@ -71,13 +91,15 @@ class LearnerConfig:
     Attributes:
         rows: rows per source.
         if_difficulty: logit difficulty of every iftrain prompt.
-        logicif_easiest: logit difficulty of LogicIF's easiest bucket.
-        logicif_step: difficulty added per LogicIF bucket (11 buckets).
+        logicif_easiest: logit difficulty of the easiest bucket of a bucketed source (LogicIF, each graph task).
+        logicif_step: difficulty added per bucket (11 buckets).
         learning_rate: skill gained per step by a full batch of maximally informative groups.
         transfer: share of practice on one bucket that reaches a neighbouring bucket of the same source.
         prompts: prompts per step.
         responses: responses per prompt (the GRPO group size).
         steps: training steps.
+        learner: one of ``LEARNERS``.
+        data: one of ``DATASETS``.
     """
 
     rows: int = 2000
@@ -89,17 +111,21 @@ class LearnerConfig:
     prompts: int = 64
     responses: int = 8
     steps: int = 300
+    learner: str = "improving"
+    data: str = "stage2"
 
 
 LOGICIF_BUCKETS = 11
+FROZEN_FIRST, FROZEN_HARDER, FROZEN_OTHER = 0.9, 0.0, 0.6
 
 
 @dataclass
 class RunResult:
     """One strategy's trajectory under one seed.
 
-    ``unlock_steps`` are 1-based update numbers; ``policy_metrics[i]`` is what ``policy.update`` returned at
-    update ``i + 1`` (source weights, gate EMAs, levels), so a test can check each unlock against its gate.
+    ``unlock_steps`` are 1-based update numbers (of ``logicif``; ``unlocks`` has every curriculum source);
+    ``policy_metrics[i]`` is what ``policy.update`` returned at update ``i + 1`` (weights, gate EMAs, levels), and
+    ``interval_success[i]`` the learner's true success probability on each split source's pools after update i.
     """
 
     heldout: list[float] = field(default_factory=list)
@@ -109,20 +135,55 @@ class RunResult:
     logicif_level: list[float] = field(default_factory=list)
     final_bucket_success: list[float] = field(default_factory=list)
     unlock_steps: list[int] = field(default_factory=list)
+    unlocks: dict[str, list[int]] = field(default_factory=dict)
     policy_metrics: list[dict[str, float]] = field(default_factory=list)
+    interval_success: list[dict[Pool, float]] = field(default_factory=list)
 
 
 def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def _true_buckets(config: LearnerConfig, data_rng: random.Random) -> dict[str, tuple[list[float], list[int]]]:
-    """Per source: row difficulties (complexity-like scores) and each row's true bucket."""
-    logicif = [data_rng.uniform(0.0, 100.0) for _ in range(config.rows)]
-    return {
-        "iftrain": ([0.0] * config.rows, [0] * config.rows),
-        "logicif": (logicif, split_by_difficulty("logicif", logicif, 0.3, LOGICIF_BUCKETS - 1)),
-    }
+@dataclass(frozen=True)
+class _Rows:
+    """One source's synthetic rows: difficulty score, graph-builder level, and true bucket of each row."""
+
+    difficulty: list[float]
+    level: list[int]
+    bucket: list[int]
+    bucket_logits: list[float]
+
+
+def _equal_levels(difficulty: Sequence[float], levels: int) -> list[int]:
+    """``rlif.graphs.build.assign_levels``'s rule: rank by (difficulty, position), cut into equal parts."""
+    order = sorted(range(len(difficulty)), key=lambda row: (difficulty[row], row))
+    result = [0] * len(difficulty)
+    for rank, row in enumerate(order):
+        result[row] = rank * levels // len(difficulty)
+    return result
+
+
+def _dataset(config: LearnerConfig, data_rng: random.Random) -> dict[str, _Rows]:
+    """The synthetic training set: per source its rows, levels and true difficulty buckets."""
+    bucketed = [config.logicif_easiest + config.logicif_step * b for b in range(LOGICIF_BUCKETS)]
+
+    def bucketed_source(name: str, scores: list[float]) -> _Rows:
+        buckets = split_by_difficulty(name, scores, 0.3, LOGICIF_BUCKETS - 1)
+        return _Rows(scores, _equal_levels(scores, GRAPH_LEVELS), buckets, bucketed)
+
+    if config.data == "stage2":
+        return {
+            "iftrain": _Rows([0.0] * config.rows, [0] * config.rows, [0] * config.rows, [config.if_difficulty]),
+            "logicif": bucketed_source("logicif", [data_rng.uniform(0.0, 100.0) for _ in range(config.rows)]),
+        }
+    if config.data == "graph":
+        return {
+            f"graph/{task}": bucketed_source(
+                f"graph/{task}", [float(data_rng.randint(5, 40)) for _ in range(config.rows)]
+            )
+            for task in GRAPH_TASKS
+        }
+    raise ValueError(f"data must be one of {DATASETS}, got {config.data!r}")
 
 
 def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
@@ -135,67 +196,89 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
 
     Returns:
         The per-step trajectory and the final state.
+
+    Raises:
+        ValueError: an unknown learner or data set, or a policy that rejects its parameters or the data.
     """
-    data = _true_buckets(config, random.Random(seed))
-    difficulty = {
-        "iftrain": [config.if_difficulty],
-        "logicif": [config.logicif_easiest + config.logicif_step * b for b in range(LOGICIF_BUCKETS)],
-    }
-    skill = {source: [0.0] * len(levels) for source, levels in difficulty.items()}
+    if config.learner not in LEARNERS:
+        raise ValueError(f"learner must be one of {LEARNERS}, got {config.learner!r}")
+    data = _dataset(config, random.Random(seed))
+    skill = {source: [0.0] * len(rows.bucket_logits) for source, rows in data.items()}
     rows_per_bucket = {
-        source: [buckets.count(b) for b in range(len(difficulty[source]))] for source, (_, buckets) in data.items()
+        source: [rows.bucket.count(b) for b in range(len(rows.bucket_logits))] for source, rows in data.items()
     }
 
     policy = build_policy(strategy.policy, strategy.params, seed=seed)
     members: dict[Pool, list[int]] = {}
-    for source, (scores, buckets) in data.items():
-        for interval, bucket in zip(policy.assign_intervals(source, scores), buckets, strict=True):
+    for source, rows in data.items():
+        values = rows.level if policy.difficulty_field == "level" else rows.difficulty
+        for interval, bucket in zip(policy.assign_intervals(source, values), rows.bucket, strict=True):
             members.setdefault((source, interval), []).append(bucket)
     policy.set_pools({pool: len(rows) for pool, rows in members.items()})
+    first_interval = {source: min(i for s, i in members if s == source) for source in data}
+    split_pools = sorted(pool for pool in members if policy.splits(pool[0]))
+    pool_histogram = {
+        pool: [members[pool].count(b) for b in range(len(data[pool[0]].bucket_logits))] for pool in split_pools
+    }
+
+    def success(source: str, interval: int, bucket: int) -> float:
+        if config.learner == "frozen":
+            if not policy.splits(source):
+                return FROZEN_OTHER
+            return FROZEN_FIRST if interval == first_interval[source] else FROZEN_HARDER
+        return _sigmoid(skill[source][bucket] - data[source].bucket_logits[bucket])
 
     rng = random.Random(seed + 1)
-    result = RunResult(heldout_by_source={source: [] for source in difficulty})
+    result = RunResult(heldout_by_source={source: [] for source in data})
     for _step in range(config.steps):
         records: list[Record] = []
-        practice = {source: [0.0] * len(levels) for source, levels in difficulty.items()}
+        practice = {source: [0.0] * len(rows.bucket_logits) for source, rows in data.items()}
         logicif_prompts = 0
         for prompt in range(config.prompts):
             source, interval = policy.draw()
             bucket = rng.choice(members[(source, interval)])
-            success = _sigmoid(skill[source][bucket] - difficulty[source][bucket])
-            solved = sum(rng.random() < success for _ in range(config.responses))
+            chance = success(source, interval, bucket)
+            solved = sum(rng.random() < chance for _ in range(config.responses))
             rewards = [1.0] * solved + [0.0] * (config.responses - solved)
             records += [Record(source, interval, reward, group=str(prompt)) for reward in rewards]
             practice[source][bucket] += solved * (config.responses - solved) / config.responses**2
             logicif_prompts += source == "logicif"
-        for source, amounts in practice.items():
-            for j, amount in enumerate(amounts):
-                if amount:
-                    gain = config.learning_rate * amount / config.prompts * 4.0  # 4 = 1 / max variance 0.25
-                    for k in range(len(amounts)):
-                        skill[source][k] += gain * config.transfer ** abs(j - k)
+        if config.learner == "improving":
+            for source, amounts in practice.items():
+                for j, amount in enumerate(amounts):
+                    if amount:
+                        gain = config.learning_rate * amount / config.prompts * 4.0  # 4 = 1 / max variance 0.25
+                        for k in range(len(amounts)):
+                            skill[source][k] += gain * config.transfer ** abs(j - k)
         metrics = policy.update(records)
         result.policy_metrics.append(dict(metrics))
         result.batch_reward.append(statistics.fmean(r.reward for r in records))
         result.logicif_share.append(logicif_prompts / config.prompts)
         result.logicif_level.append(metrics.get("sampler/level/logicif", math.nan))
+        result.interval_success.append(
+            {
+                pool: sum(count * success(pool[0], pool[1], b) for b, count in enumerate(pool_histogram[pool]) if count)
+                / len(members[pool])
+                for pool in split_pools
+            }
+        )
         by_source = {
             source: sum(
-                rows * _sigmoid(skill[source][b] - difficulty[source][b])
+                rows * success(source, -1, b) if config.learner == "improving" else 0.0
                 for b, rows in enumerate(rows_per_bucket[source])
             )
             / config.rows
-            for source in difficulty
+            for source in data
         }
         for source, value in by_source.items():
             result.heldout_by_source[source].append(value)
         result.heldout.append(statistics.fmean(by_source.values()))
-    result.final_bucket_success = [
-        _sigmoid(skill["logicif"][b] - difficulty["logicif"][b]) for b in range(LOGICIF_BUCKETS)
-    ]
+    if "logicif" in data:
+        result.final_bucket_success = [success("logicif", -1, b) for b in range(LOGICIF_BUCKETS)]
     unlocks = getattr(policy, "unlock_steps", None)
     if unlocks is not None:
-        result.unlock_steps = unlocks().get("logicif", [])
+        result.unlocks = unlocks()
+        result.unlock_steps = result.unlocks.get("logicif", [])
     return result
 
 
@@ -316,16 +399,147 @@ def run_all(config: LearnerConfig, seeds: Sequence[int]) -> dict[str, list[RunRe
     return {strategy.label: [simulate(strategy, config, seed) for seed in seeds] for strategy in STRATEGIES}
 
 
+DEFAULT_MATRIX = Path("recipe/matrix.yaml")
+
+
+def run_config(run: Any, learner: str, steps: int | None = None, rows: int = 2000) -> tuple[Strategy, LearnerConfig]:
+    """The policy and learner of a matrix run: its sampler name, params and batch shape, its data family.
+
+    Args:
+        run: an ``rlif.recipes.matrix.RunSpec``.
+        learner: one of ``LEARNERS``.
+        steps: training steps (None: the run's ``total_training_steps``).
+        rows: synthetic rows per source.
+    """
+    graph = run.stage == "graph" or any("graph" in path for path in run.train_files)
+    config = LearnerConfig(
+        rows=rows,
+        prompts=run.train.train_batch_size,
+        responses=run.train.rollout_n,
+        steps=steps or run.train.total_training_steps,
+        learner=learner,
+        data="graph" if graph else "stage2",
+    )
+    return Strategy(run.name, run.sampler.name, dict(run.sampler.params)), config
+
+
+def unlock_timeline(label: str, runs: Sequence[RunResult]) -> str:
+    """One line per seed: the update at which each interval of each curriculum source unlocked."""
+    lines = []
+    for seed, run in enumerate(runs):
+        parts = []
+        for source, steps in sorted(run.unlocks.items()):
+            parts.append(f"{source}: " + (", ".join(f"{k + 1}@{step}" for k, step in enumerate(steps)) or "none"))
+        lines.append(f"{label} seed {seed}: " + ("; ".join(parts) if parts else "no curriculum"))
+    return "\n".join(lines)
+
+
+def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, path: Path) -> Path:
+    """One figure for a simulated run: group weights, newest unlocked interval, reward per interval (seed 0).
+
+    The reward panel shows each unlocked interval's observed step reward (``sampler/interval_reward``, smoothed),
+    averaged over curriculum sources that share the interval number (the six graph tasks), with the threshold.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run = runs[0]
+    metrics = run.policy_metrics
+    steps = range(1, len(metrics) + 1)
+
+    def series(prefix: str) -> dict[str, list[float]]:
+        names = sorted({key for m in metrics for key in m if key.startswith(prefix)})
+        return {name[len(prefix) :]: [m.get(name, math.nan) for m in metrics] for name in names}
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
+    for name, curve in series("sampler/weight/").items():
+        axes[0].plot(steps, curve, label=name)
+    axes[0].set_ylabel("source-group weight")
+    for name, curve in series("sampler/level/").items():
+        axes[1].step(steps, curve, where="post", label=name)
+    axes[1].set_ylabel("newest unlocked interval")
+    by_interval: dict[str, list[list[float]]] = {}
+    for name, curve in series("sampler/interval_reward/").items():
+        by_interval.setdefault(name.rsplit("/", 1)[1], []).append(curve)
+    for interval, curves in sorted(by_interval.items(), key=lambda item: int(item[0])):
+        mean = [
+            statistics.fmean(v for v in values if not math.isnan(v))
+            if any(not math.isnan(v) for v in values)
+            else math.nan
+            for values in zip(*curves, strict=True)
+        ]
+        smoothed = []
+        for index in range(len(mean)):
+            window = [v for v in mean[max(0, index - 4) : index + 5] if not math.isnan(v)]
+            smoothed.append(statistics.fmean(window) if window and not math.isnan(mean[index]) else math.nan)
+        axes[2].plot(steps, smoothed, label=f"interval {interval}")
+    if threshold is not None:
+        axes[2].axhline(threshold, color="black", linestyle="--", linewidth=1, label="threshold")
+    axes[2].set_ylabel("step reward per interval")
+    axes[2].set_xlabel("update")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, ncol=3)
+    fig.suptitle(label, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def simulate_matrix_runs(
+    names: Sequence[str], matrix: Path, learners: Sequence[str], seeds: Sequence[int], *, steps: int | None, out: Path
+) -> int:
+    """Simulate each named matrix run with each learner; write ``<out>/<run>_<learner>.png``, print timelines."""
+    from tqdm import tqdm
+
+    from rlif.recipes.matrix import load_matrix
+
+    runs = {run.name: run for run in load_matrix(matrix).runs}
+    unknown = [name for name in names if name not in runs]
+    if unknown:
+        raise SystemExit(f"{matrix}: no run named {unknown}; known: {sorted(runs)}")
+    for name in names:
+        run = runs[name]
+        for learner in learners:
+            strategy, config = run_config(run, learner, steps)
+            label = f"{name} ({run.sampler.name}, {learner} learner, {config.prompts}x{config.responses})"
+            results = [simulate(strategy, config, seed) for seed in tqdm(seeds, desc=f"{name} {learner}", leave=False)]
+            threshold = run.sampler.params.get("threshold", 0.5) if "curriculum" in run.sampler.name else None
+            if run.sampler.name == "staged_curriculum":
+                threshold = None
+            path = plot_run(label, results, threshold, out / f"{name}_{learner}.png")
+            print(unlock_timeline(f"{name} [{learner}]", results))
+            print(f"wrote {path}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments, simulate every strategy, write plots and print the summary table."""
+    """Simulate the built-in strategies (``--out``), or matrix runs by name (``--run``), and write plots."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="folder for the PNG plots")
-    parser.add_argument("--steps", type=int, default=LearnerConfig.steps)
+    parser.add_argument("--steps", type=int, default=None, help="training steps (default: 300, or the run's)")
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1")
+    parser.add_argument("--run", action="append", default=[], help="a recipe/matrix.yaml run to simulate (repeatable)")
+    parser.add_argument("--matrix", type=Path, default=DEFAULT_MATRIX, help="the matrix file (with --run)")
+    parser.add_argument(
+        "--learner", choices=[*LEARNERS, "both"], default="both", help="synthetic learner for --run (default both)"
+    )
     args = parser.parse_args(argv)
-    if args.steps < 1 or args.seeds < 1:
+    if (args.steps is not None and args.steps < 1) or args.seeds < 1:
         parser.error("--steps and --seeds must be >= 1")
-    results = run_all(LearnerConfig(steps=args.steps), range(args.seeds))
+    if args.run:
+        learners = LEARNERS if args.learner == "both" else (args.learner,)
+        try:
+            return simulate_matrix_runs(
+                args.run, args.matrix, learners, range(args.seeds), steps=args.steps, out=args.out
+            )
+        except ValueError as err:
+            parser.error(str(err))
+    results = run_all(LearnerConfig(steps=args.steps or LearnerConfig.steps), range(args.seeds))
     for path in plot(results, args.out):
         print(f"wrote {path}")
     print(summarize(results))

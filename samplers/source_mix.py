@@ -1,7 +1,9 @@
-"""Source-mix policies: pick a source by a weighting rule, ignore difficulty (stage-2 strategies 1 and 2).
+"""Source-mix policies: pick a source group by a weighting rule, ignore difficulty (stage-2 strategies 1 and 2).
 
-``fixed_ratio`` draws sources in a fixed ratio (1:1 by default); ``ema_reweight`` moves mass toward the source
-whose reward EMA is lower, with a floor so no source starves. Both put every row in interval 0.
+``fixed_ratio`` draws groups in a fixed ratio (1:1 by default); ``ema_reweight`` moves mass toward the group whose
+reward EMA is lower, with a floor so no group starves. A group is a family of ``data_source`` values
+(``samplers.source_groups``; without ``groups`` each source is its own group); within a group a source is drawn in
+proportion to its rows. Both put every row in interval 0.
 """
 
 from __future__ import annotations
@@ -13,37 +15,44 @@ from typing import Any
 from samplers.base import Pool, Record, SamplingPolicy
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
-from samplers.records import mean_by_source, rewards_by_pool
+from samplers.records import rewards_by_pool, sums_by_source
 from samplers.registry import register_policy
+from samplers.source_groups import SourceGroups, check_groups
 from samplers.source_weighting import EmaSourceWeights, FixedSourceWeights, SourceRule
 
 
 class SourceMixPolicy(SamplingPolicy):
-    """Draws a source with the weights of ``rule``; every pool is ``(source, 0)``.
+    """Draws a group with the weights of ``rule``, then a source of it by rows; every pool is ``(source, 0)``.
 
     Args:
-        rule: the source-weighting rule.
+        rule: the group-weighting rule.
         seed: seed of the policy's RNG.
+        groups: group name -> member sources (exact names or ``prefix/``); None: each source is a group.
     """
 
-    def __init__(self, rule: SourceRule, seed: int = 0) -> None:
+    def __init__(self, rule: SourceRule, seed: int = 0, groups: Mapping[str, Sequence[str]] | None = None) -> None:
+        super().__init__()
         self._rule = rule
+        self._groups_param = check_groups(groups)
         self._rng = random.Random(seed)
         self._draws = DrawCounts([])
+        self._groups: SourceGroups | None = None
         self._choice: WeightedChoice[str] | None = None
 
     def set_pools(self, pool_sizes: Mapping[Pool, int]) -> None:
         """Take the sources; every pool must be interval 0, since this policy assigns no intervals.
 
         Raises:
-            ValueError: no pools, a pool with interval other than 0, or weights that do not match the sources.
+            ValueError: no pools, a pool with interval other than 0, groups that do not fit the sources, or
+                weights that do not match the groups.
         """
         if not pool_sizes:
             raise ValueError(f"{self.name} policy needs at least one non-empty pool")
         bucketed = sorted(pool for pool in pool_sizes if pool[1] != 0)
         if bucketed:
             raise ValueError(f"{self.name} policy ignores difficulty, so every pool must be interval 0; got {bucketed}")
-        self._rule.start(sorted(source for source, _ in pool_sizes))
+        self._groups = SourceGroups(self._groups_param, {source: rows for (source, _), rows in pool_sizes.items()})
+        self._rule.start(self._groups.names)
         self._draws = DrawCounts(pool_sizes)
         self._refresh()
 
@@ -52,15 +61,28 @@ class SourceMixPolicy(SamplingPolicy):
         self._choice = WeightedChoice(list(weights), list(weights.values()))
 
     def draw(self) -> Pool:
-        if self._choice is None:
+        if self._choice is None or self._groups is None:
             raise ValueError(f"{self.name} policy: set_pools must come before draw")
-        pool = (self._choice.draw(self._rng), 0)
+        group = self._choice.draw(self._rng)
+        members = self._groups.choice(group)
+        source = members.items[0] if len(members.items) == 1 else members.draw(self._rng)
+        pool = (source, 0)
         self._draws.add(pool)
         return pool
 
+    def probabilities(self) -> dict[Pool, float]:
+        assert self._groups is not None
+        weights = self._rule.weights()
+        return {
+            (source, 0): weights[group] * share
+            for group in self._groups.names
+            for source, share in self._groups.shares(group).items()
+        }
+
     def update(self, records: Sequence[Record]) -> dict[str, float]:
+        assert self._groups is not None
         grouped, ignored = rewards_by_pool(records, self._draws.counts)
-        self._rule.observe(mean_by_source(grouped))
+        self._rule.observe(self._groups.means(sums_by_source(grouped)))
         self._refresh()
         metrics = self._rule.metrics()
         metrics.update(self._draws.metrics())
@@ -70,36 +92,44 @@ class SourceMixPolicy(SamplingPolicy):
     def state_dict(self) -> dict[str, Any]:
         return {"rng": rng_state(self._rng), "draws": self._draws.state(), "rule": self._rule.state_dict()}
 
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+    def load_state_dict(self, state: Mapping[str, Any], changed: frozenset[str] = frozenset()) -> None:
         restore_rng(self._rng, state["rng"])
-        self._draws.load(state["draws"])
+        self._draws.load(state["draws"], changed)
         self._rule.load_state_dict(state["rule"])
         self._refresh()
 
 
 @register_policy("fixed_ratio")
 class FixedRatioPolicy(SourceMixPolicy):
-    """Stage-2 strategy 1: sources in a fixed ratio.
+    """Stage-2 strategy 1: source groups in a fixed ratio.
 
     Args:
         seed: seed of the policy's RNG.
-        weights: relative weight per source; None (the default) is 1:1:...; otherwise it must name every source.
+        weights: relative weight per group; None (the default) is 1:1:...; otherwise it must name every group.
+        groups: group name -> member sources; None makes each ``data_source`` its own group.
     """
 
-    def __init__(self, *, seed: int = 0, weights: Mapping[str, float] | None = None) -> None:
-        super().__init__(FixedSourceWeights(weights), seed)
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        weights: Mapping[str, float] | None = None,
+        groups: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__(FixedSourceWeights(weights), seed, groups)
 
 
 @register_policy("ema_reweight")
 class EmaReweightPolicy(SourceMixPolicy):
-    """Stage-2 strategy 2: more prompts from the source with the lower reward EMA.
+    """Stage-2 strategy 2: more prompts from the group with the lower reward EMA.
 
     Args:
         seed: seed of the policy's RNG.
-        weights: prior weight per source; None is equal priors.
+        weights: prior weight per group; None is equal priors.
         alpha: EMA step in (0, 1].
         temperature: softmax temperature over negative EMAs (> 0).
-        floor: least probability per source, in [0, 1/n].
+        floor: least probability per group, in [0, 1/n].
+        groups: group name -> member sources; None makes each ``data_source`` its own group.
     """
 
     def __init__(
@@ -110,5 +140,6 @@ class EmaReweightPolicy(SourceMixPolicy):
         alpha: float = 0.1,
         temperature: float = 0.3,
         floor: float = 0.1,
+        groups: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        super().__init__(EmaSourceWeights(weights, alpha=alpha, temperature=temperature, floor=floor), seed)
+        super().__init__(EmaSourceWeights(weights, alpha=alpha, temperature=temperature, floor=floor), seed, groups)

@@ -61,7 +61,9 @@ def _prior(weights: Mapping[str, float] | None, sources: Sequence[str]) -> dict[
     missing = sorted(set(sources) - set(weights))
     unknown = sorted(set(weights) - set(sources))
     if missing or unknown:
-        raise ValueError(f"source weights must name exactly {list(sources)}: missing {missing}, unknown {unknown}")
+        raise ValueError(
+            f"weights must name exactly the source groups {list(sources)}: missing {missing}, unknown {unknown}"
+        )
     return normalized({source: float(weights[source]) for source in sources})
 
 

@@ -21,6 +21,7 @@ class UniformPolicy(SamplingPolicy):
     """
 
     def __init__(self, seed: int = 0) -> None:
+        super().__init__()
         self._rng = random.Random(seed)
         self._pools: list[Pool] = []
         self._draws = DrawCounts([])
@@ -36,12 +37,15 @@ class UniformPolicy(SamplingPolicy):
         self._draws.add(pool)
         return pool
 
+    def probabilities(self) -> dict[Pool, float]:
+        return dict.fromkeys(self._pools, 1.0 / len(self._pools))
+
     def update(self, records: Sequence[Record]) -> dict[str, float]:
         return self._draws.metrics()
 
     def state_dict(self) -> dict[str, Any]:
         return {"rng": rng_state(self._rng), "draws": self._draws.state()}
 
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+    def load_state_dict(self, state: Mapping[str, Any], changed: frozenset[str] = frozenset()) -> None:
         restore_rng(self._rng, state["rng"])
-        self._draws.load(state["draws"])
+        self._draws.load(state["draws"], changed)

@@ -173,6 +173,7 @@ OVERRIDES=(
     data.custom_cls.name=PolicySampledDataset
     +data.rlif_sampler.name=uniform
     +data.rlif_sampler.seed=1
+    +data.rlif_sampler.on_data_change=error
     "actor_rollout_ref.model.path=${MODEL_PATH}"
     actor_rollout_ref.model.use_remove_padding=true
     actor_rollout_ref.model.enable_gradient_checkpointing=true

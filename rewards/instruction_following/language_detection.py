@@ -6,7 +6,8 @@ runs the same algorithm as langdetect 1.0.9 on langdetect's own language profile
 (``test_if_language.py`` compares it with ``langdetect.Detector`` on real and random text), but:
 
 - characters are normalised once per distinct character (``str.translate``) instead of once per occurrence,
-- n-grams are produced per word and cached per word (text repeats words),
+- n-grams are produced per word and cached per word (text repeats words); every cache is bounded (least recently
+  used entries go first), so a reward worker scoring months of generated text keeps a fixed footprint,
 - the probability updates use numpy on float64 arrays; every element goes through the same multiply and divide as
   langdetect's Python loop, and the normalising sum is still taken left to right, so the arithmetic is bit-for-bit
   langdetect's,
@@ -25,6 +26,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import sys
 from collections.abc import Mapping
 
 import numpy as np
@@ -50,6 +52,14 @@ _LATIN = re.compile("[A-z]")  # langdetect's own range check 'A' <= ch <= 'z' (i
 _NON_LATIN = re.compile("[\u0300-\U0010ffff]")
 _LATIN_EXTENDED_ADDITIONAL = re.compile("[\u1e00-\u1eff]")
 
+WORD_CACHE_SIZE = 16_384
+"""Words whose n-grams stay cached. Generated text repeats a working vocabulary far smaller than this, so the hit
+rate stays high, while a stream of distinct words (random tokens, numbers, other scripts) cannot grow the cache."""
+GRAM_CACHE_SIZE = 16_384
+"""N-gram likelihood vectors (55 float64 each) that stay cached, out of the profiles' 87,598 n-grams."""
+CHAR_CACHE_SIZE = 8_192
+"""Normalised characters kept in the translation table; past this the table restarts from the current text."""
+
 
 class _Profiles:
     """langdetect's profiles: the language list and, per n-gram, one likelihood per language (as numpy arrays)."""
@@ -59,31 +69,37 @@ class _Profiles:
         factory.load_profile(PROFILES_DIRECTORY)
         self.languages: list[str] = list(factory.langlist)
         self.likelihoods: Mapping[str, list[float]] = factory.word_lang_prob_map
-        self._arrays: dict[str, np.ndarray] = {}
         self._normalised: dict[int, str] = {}
-        self._word_grams: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self.array = functools.lru_cache(maxsize=GRAM_CACHE_SIZE)(self._array)
+        self.word_grams = functools.lru_cache(maxsize=WORD_CACHE_SIZE)(self._word_grams)
 
-    def array(self, gram: str) -> np.ndarray:
-        found = self._arrays.get(gram)
-        if found is None:
-            found = self._arrays[gram] = np.array(self.likelihoods[gram], dtype=np.float64)
-        return found
+    def _array(self, gram: str) -> np.ndarray:
+        """The likelihood of ``gram`` in every language, as a float64 vector (cached by ``array``)."""
+        return np.array(self.likelihoods[gram], dtype=np.float64)
 
     def normalise(self, text: str) -> str:
         """Apply ``NGram.normalize`` to every character, computing it once per distinct character."""
         table = self._normalised
-        for char in set(text):
-            if ord(char) not in table:
-                table[ord(char)] = NGram.normalize(char)
+        missing = [char for char in set(text) if ord(char) not in table]
+        if len(table) + len(missing) > CHAR_CACHE_SIZE:
+            table.clear()
+            missing = list(set(text))
+        for char in missing:
+            table[ord(char)] = NGram.normalize(char)
         return text.translate(table)
 
-    def word_grams(self, word: str, closed: bool) -> tuple[str, ...]:
-        """Known n-grams langdetect emits for ``word`` (``closed``: a space follows it), in its order."""
-        key = (word, closed)
-        found = self._word_grams.get(key)
-        if found is None:
-            found = self._word_grams[key] = tuple(_grams_of(word, closed, self.likelihoods))
-        return found
+    def _word_grams(self, word: str, closed: bool) -> tuple[str, ...]:
+        """Known n-grams langdetect emits for ``word`` (``closed``: a space follows it), in its order (cached by
+        ``word_grams``). The grams are interned: a known n-gram is one string however many cached words hold it."""
+        return tuple(sys.intern(gram) for gram in _grams_of(word, closed, self.likelihoods))
+
+    def cache_sizes(self) -> dict[str, int]:
+        """Entries held by each cache (for tests and memory checks)."""
+        return {
+            "words": self.word_grams.cache_info().currsize,
+            "grams": self.array.cache_info().currsize,
+            "chars": len(self._normalised),
+        }
 
 
 def _grams_of(word: str, closed: bool, known: Mapping[str, list[float]]) -> list[str]:

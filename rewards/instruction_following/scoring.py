@@ -49,11 +49,14 @@ METRIC_KEYS = (
     "if_inst_followed_strict",
     "if_inst_followed_loose",
     "if_inst_total",
+    "if_over_length_cap",
 )
 """Per-sample IF metrics. verl logs each key's mean per data source, so prompt-level accuracy is ``if_prompt_*``
 directly, and IFEval's official instruction-level accuracy (a micro average: followed / total over all
 instructions) is ``mean(if_inst_followed_*) / mean(if_inst_total)``; ``if_inst_*`` is the per-prompt fraction
-(a macro average, which weighs prompts with more instructions less)."""
+(a macro average, which weighs prompts with more instructions less). ``if_over_length_cap`` is 1 when the answer
+was longer than ``if_max_answer_chars`` and therefore checked against nothing: its logged mean is the share of IF
+answers that scored 0 for their length alone, which would otherwise look like instructions not followed."""
 
 
 def loose_variants(response: str) -> Iterator[str]:
@@ -155,7 +158,8 @@ def score_instruction_following(
         if_max_answer_chars: longest answer checked; longer ones follow nothing (0: no limit, as the references).
 
     Returns:
-        ``score`` (the reward, in [0, 1]), ``acc`` (prompt-level strict, 0 or 1) and ``METRIC_KEYS``.
+        ``score`` (the reward, in [0, 1]), ``acc`` (prompt-level strict, 0 or 1) and ``METRIC_KEYS``, among them
+        ``if_over_length_cap`` (1.0 when the answer exceeded the cap and was not checked, else 0.0).
 
     Raises:
         ValueError: ``if_reward`` is not one of ``IF_REWARDS`` (a configuration error).
@@ -175,4 +179,5 @@ def score_instruction_following(
         "if_inst_followed_strict": float(sum(strict)),
         "if_inst_followed_loose": float(sum(loose)),
         "if_inst_total": float(len(strict)),
+        "if_over_length_cap": float(0 < if_max_answer_chars < len(response.answer)),
     }

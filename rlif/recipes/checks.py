@@ -110,9 +110,19 @@ def check_reward(run: RunSpec) -> list[Problem]:
 
 
 def check_sampler(run: RunSpec) -> list[Problem]:
-    """The policy exists and accepts its parameters (``samplers.build_policy`` constructs it)."""
+    """The policy exists and accepts its parameters (``samplers.build_policy`` constructs it), and the resume
+    setting is known."""
     from samplers import build_policy
+    from samplers.fingerprint import ON_DATA_CHANGE
 
+    if run.sampler.on_data_change not in ON_DATA_CHANGE:
+        return [
+            Problem(
+                run.name,
+                "sampler.on_data_change",
+                f"must be one of {list(ON_DATA_CHANGE)}, got {run.sampler.on_data_change!r}",
+            )
+        ]
     try:
         build_policy(run.sampler.name, run.sampler.params, seed=run.sampler.seed)
     except ValueError as err:

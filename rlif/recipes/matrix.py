@@ -211,11 +211,14 @@ class SamplerSpec:
         name: a registered policy name (``samplers.policy_names()``).
         params: keyword arguments of that policy.
         seed: seed of the policy's RNG.
+        on_data_change: what a resume does when the training data no longer matches the saved sampler state:
+            ``error`` (stop, naming what changed) or ``resplit`` (re-split the new data and continue).
     """
 
     name: str = "uniform"
     params: dict[str, Any] = field(default_factory=dict)
     seed: int = 1
+    on_data_change: str = "error"
 
 
 @dataclass(frozen=True)

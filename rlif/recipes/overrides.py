@@ -30,7 +30,7 @@ REWARD_KWARGS = frozenset({"if_reward", "if_max_answer_chars", "logicif_partial_
 PLUS_KEYS = (
     re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),
     re.compile(r"^reward\.custom_reward_function\.reward_kwargs\.(" + "|".join(sorted(REWARD_KWARGS)) + r")$"),
-    re.compile(r"^data\.rlif_sampler\.(name|seed)$"),
+    re.compile(r"^data\.rlif_sampler\.(name|seed|on_data_change)$"),
     re.compile(r"^data\.rlif_sampler\.params(\.[A-Za-z_][\w-]*)+$"),
 )
 """The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options and sampler."""
@@ -173,6 +173,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("data.custom_cls.name", "PolicySampledDataset"),
         Override("data.rlif_sampler.name", hydra_value(run.sampler.name), plus=True),
         Override("data.rlif_sampler.seed", hydra_value(run.sampler.seed), plus=True),
+        Override("data.rlif_sampler.on_data_change", hydra_value(run.sampler.on_data_change), plus=True),
         *[Override(k, hydra_value(v), plus=True) for k, v in flatten("data.rlif_sampler.params", run.sampler.params)],
         # model and actor
         Override("actor_rollout_ref.model.path", "${MODEL_PATH}"),

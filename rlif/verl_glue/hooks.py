@@ -21,6 +21,7 @@ A verl upgrade is a port of this file (and rlif/cpu_support.py for CPU runs); te
 
 from __future__ import annotations
 
+import logging
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -32,12 +33,20 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 
 from rewards import compute_score
 from samplers import Pool, Record, SamplingPolicy, build_policy
+from samplers.diagnostics import PoolSizeWatch, RewardHealth
 from samplers.drawing import restore_rng, rng_state
+from samplers.fingerprint import ON_DATA_CHANGE, SETTING
 
 __all__ = ["AsyncRewardFeedbackReplayBuffer", "PolicySampledDataset", "RewardFeedbackReplayBuffer", "compute_score"]
 
+LOG = logging.getLogger("rlif.samplers")
+
 INTERVAL_KEY = "rlif_interval"
 """``extra_info`` key the dataset stamps on each drawn row, so the feedback hook knows the row's interval."""
+
+REWARD_FLAGS = ("if_over_length_cap",)
+"""Per-sample 0/1 keys of the reward's returned dict whose rate per source the feedback hook logs in training
+(``train/<source>/<key>``): verl logs reward extras only in validation."""
 
 
 def _as_list(files: Any) -> list[str]:
@@ -48,17 +57,22 @@ def _as_list(files: Any) -> list[str]:
     return [str(f) for f in files]
 
 
-def _sampler_config(config: DictConfig) -> tuple[str, dict[str, Any], int]:
-    """Read ``data.rlif_sampler.{name,params,seed}``; without it the uniform policy is used."""
+def _sampler_config(config: DictConfig) -> tuple[str, dict[str, Any], int, str]:
+    """Read ``data.rlif_sampler.{name,params,seed,on_data_change}``; without it the uniform policy is used."""
     node = config.get("rlif_sampler", None)
     if node is None:
-        return "uniform", {}, 0
-    unknown = set(node.keys()) - {"name", "params", "seed"}
+        return "uniform", {}, 0, "error"
+    unknown = set(node.keys()) - {"name", "params", "seed", "on_data_change"}
     if unknown:
-        raise ValueError(f"data.rlif_sampler: unknown key(s) {sorted(unknown)}; expected name, params, seed")
+        raise ValueError(
+            f"data.rlif_sampler: unknown key(s) {sorted(unknown)}; expected name, params, seed, on_data_change"
+        )
     params = node.get("params", None)
     params_dict = OmegaConf.to_container(params, resolve=True) if params is not None else {}
-    return str(node.get("name", "uniform")), dict(params_dict), int(node.get("seed", 0))
+    on_data_change = str(node.get("on_data_change", "error"))
+    if on_data_change not in ON_DATA_CHANGE:
+        raise ValueError(f"{SETTING} must be one of {list(ON_DATA_CHANGE)}, got {on_data_change!r}")
+    return str(node.get("name", "uniform")), dict(params_dict), int(node.get("seed", 0)), on_data_change
 
 
 class PolicySampledDataset(RLHFDataset):
@@ -87,14 +101,19 @@ class PolicySampledDataset(RLHFDataset):
                 "PolicySampledDataset needs data.dataloader_num_workers=0: worker processes hold copies of the "
                 "dataset that never see reward feedback, and prefetching makes the saved sampler state stale"
             )
-        name, params, seed = _sampler_config(config)
+        name, params, seed, self.on_data_change = _sampler_config(config)
         self.policy = build_policy(name, params, seed=seed)
         self._row_rng = random.Random(seed + 1)
         self._pools, self._row_interval = self._build_pools(self.policy)
-        self.policy.set_pools({pool: len(rows) for pool, rows in self._pools.items()})
+        pool_rows = {pool: len(rows) for pool, rows in self._pools.items()}
+        self.policy.set_pools(pool_rows)
+        self._pool_watch = PoolSizeWatch(pool_rows, int(config.get("train_batch_size", 1)))
+        self._pool_watch.check(self.policy.probabilities())
+        self._reward_health = RewardHealth()
 
     def _build_pools(self, policy: SamplingPolicy) -> tuple[dict[Pool, list[int]], list[int]]:
-        """Group row indices by (data_source, interval); intervals come from the policy and ``difficulty``."""
+        """Group row indices by (data_source, interval); intervals come from the policy and, for the sources it
+        splits, ``extra_info.<policy.difficulty_field>`` (``difficulty``, or the graph builder's ``level``)."""
         columns = self.dataframe.select_columns(["data_source", "extra_info"])
         sources = list(columns["data_source"])
         extras = list(columns["extra_info"])
@@ -104,13 +123,17 @@ class PolicySampledDataset(RLHFDataset):
         pools: dict[Pool, list[int]] = defaultdict(list)
         row_interval = [0] * len(sources)
         files = ", ".join(_as_list(self.original_data_files))
+        field = policy.difficulty_field
         for source, rows in sorted(rows_by_source.items()):
-            difficulties = []
+            difficulties: list[Any] = []
             for row in rows:
+                if not policy.splits(source):
+                    difficulties.append(0.0)
+                    continue
                 extra = extras[row] or {}
-                if extra.get("difficulty") is None:
-                    raise ValueError(f"{files}: row {row} field extra_info.difficulty is missing (source {source!r})")
-                difficulties.append(float(extra["difficulty"]))
+                if extra.get(field) is None:
+                    raise ValueError(f"{files}: row {row} field extra_info.{field} is missing (source {source!r})")
+                difficulties.append(extra[field])
             for row, interval in zip(rows, policy.assign_intervals(source, difficulties), strict=True):
                 pools[(source, int(interval))].append(row)
                 row_interval[row] = int(interval)
@@ -131,21 +154,55 @@ class PolicySampledDataset(RLHFDataset):
         if self.policy is None:
             raise RuntimeError("feedback() called on the validation dataset")
         metrics = per_source_reward_metrics(records)
+        metrics.update(self._reward_health.observe(records))
         metrics.update(self.policy.update(records))
+        self._pool_watch.check(self.policy.probabilities())
         return metrics
 
     def state_dict(self) -> dict[str, Any]:
-        """Policy and row-RNG state; ``StatefulDataLoader`` stores it in verl's ``data.pt``."""
+        """Policy state with the data fingerprint, and the row RNG; ``StatefulDataLoader`` stores it in verl's
+        ``data.pt``."""
         if self.policy is None:
             return {}
-        return {"policy": self.policy.state_dict(), "row_rng": rng_state(self._row_rng)}
+        return {"policy": self.policy.checkpoint(), "row_rng": rng_state(self._row_rng)}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore what ``state_dict`` returned (verl calls this when it resumes from a checkpoint)."""
+        """Restore what ``state_dict`` returned (verl calls this when it resumes from a checkpoint).
+
+        Raises:
+            ValueError: the training data changed since the save and ``data.rlif_sampler.on_data_change`` is
+                ``error`` (the message names each changed source and what changed).
+        """
         if self.policy is None or not state:
             return
-        self.policy.load_state_dict(state["policy"])
+        changes = self.policy.restore(state["policy"], self.on_data_change)
+        for change in changes:
+            LOG.warning("resumed onto changed data (%s=resplit): %s", SETTING, change)
         restore_rng(self._row_rng, state["row_rng"])
+
+
+def reward_flag_metrics(sources: Sequence[str], extra_fields: Sequence[Any]) -> dict[str, float]:
+    """``train/<source>/<flag>``: the rate of each ``REWARD_FLAGS`` key per source over one step's responses.
+
+    Args:
+        sources: each response's ``data_source``.
+        extra_fields: each response's TransferQueue ``extra_fields`` (holding the reward's ``reward_extra_info``).
+
+    Returns:
+        One rate per (source, flag) among responses whose reward returned the flag (None means not applicable).
+    """
+    counts: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for source, extra in zip(sources, extra_fields, strict=True):
+        fields = _plain(extra)
+        info = fields.get("reward_extra_info", {}) if isinstance(fields, Mapping) else {}
+        for flag in REWARD_FLAGS:
+            value = info.get(flag) if isinstance(info, Mapping) else None
+            if value is None:
+                continue
+            entry = counts[(source, flag)]
+            entry[0] += float(value)
+            entry[1] += 1.0
+    return {f"train/{source}/{flag}": total / n for (source, flag), (total, n) in sorted(counts.items())}
 
 
 def per_source_reward_metrics(records: Sequence[Record]) -> dict[str, float]:
@@ -174,9 +231,10 @@ class _RewardFeedback:
         if partition_id != "train":
             return batch, metrics
         dataset = self._train_dataset()
-        records = read_records(batch.keys, partition_id)
+        records, flags = read_records(batch.keys, partition_id)
         metrics = dict(metrics)
         metrics.update(dataset.feedback(records))
+        metrics.update(flags)
         return batch, metrics
 
     def _train_dataset(self) -> PolicySampledDataset:
@@ -199,8 +257,9 @@ class AsyncRewardFeedbackReplayBuffer(_RewardFeedback, ReplayBufferAsync):
     (``trainer.v1.trainer_mode=colocate_async``)."""
 
 
-def read_records(keys: Sequence[str], partition_id: str) -> list[Record]:
-    """Read source, interval, item id and score of each trajectory key (``{uid}_{session}_{index}``) from TQ.
+def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], dict[str, float]]:
+    """Read source, interval, item id and score of each trajectory key (``{uid}_{session}_{index}``) from TQ, and
+    the rates of the reward's per-sample flags (``reward_flag_metrics``) when the trajectories carry reward extras.
 
     Raises:
         RuntimeError: the trajectories carry no ``rm_scores`` yet (rewards computed after sampling, e.g. a
@@ -209,7 +268,7 @@ def read_records(keys: Sequence[str], partition_id: str) -> list[Record]:
     import transfer_queue as tq
 
     if not keys:
-        return []
+        return [], {}
     fields = ["data_source", "extra_info", "rm_scores"]
     try:
         data = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=fields)
@@ -232,7 +291,11 @@ def read_records(keys: Sequence[str], partition_id: str) -> list[Record]:
                 item_id=str(extra_info.get("item_id", "")),
             )
         )
-    return records
+    try:
+        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
+    except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags to log
+        return records, {}
+    return records, reward_flag_metrics([record.source for record in records], list(extras["extra_fields"]))
 
 
 def _plain(value: Any) -> Any:

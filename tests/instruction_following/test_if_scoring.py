@@ -31,9 +31,11 @@ def _score(response: str, ground_truth: str, **params: str) -> dict[str, float]:
 
 def test_all_followed_scores_one_everywhere() -> None:
     result = _score("<<Rivers>>\nRivers flow to the sea.", NO_COMMA_AND_TITLE)
-    fractions = {key: 1.0 for key in METRIC_KEYS if not key.startswith(("if_inst_followed", "if_inst_total"))}
+    fractions = {
+        key: 1.0 for key in METRIC_KEYS if not key.startswith(("if_inst_followed", "if_inst_total", "if_over"))
+    }
     counts = {"if_inst_followed_strict": 2.0, "if_inst_followed_loose": 2.0, "if_inst_total": 2.0}
-    assert result == {"score": 1.0, "acc": 1.0, **fractions, **counts}
+    assert result == {"score": 1.0, "acc": 1.0, **fractions, **counts, "if_over_length_cap": 0.0}
 
 
 def test_logged_means_give_the_official_instruction_level_accuracy() -> None:
@@ -170,3 +172,15 @@ def test_answer_after_thinking_is_stripped() -> None:
     answer = "\n\nFirst paragraph here.\n\nSecond paragraph here.\n"
     assert compute_score("ifeval", answer, ground_truth)["score"] == 0.0
     assert compute_score("ifeval", "<think>Two paragraphs.</think>" + answer, ground_truth)["score"] == 1.0
+
+
+def test_answers_over_the_cap_carry_a_per_sample_flag() -> None:
+    long_answer = "<<Rivers>>\n" + "Rivers flow to the sea. " * (MAX_ANSWER_CHARS // 24 + 1)
+    over = compute_score("ifeval", long_answer, NO_COMMA_AND_TITLE)
+    assert over["score"] == 0.0 and over["if_over_length_cap"] == 1.0
+    assert compute_score("ifeval", long_answer, NO_COMMA_AND_TITLE, if_max_answer_chars=0)["if_over_length_cap"] == 0.0
+    at_cap = compute_score("ifeval", long_answer, NO_COMMA_AND_TITLE, if_max_answer_chars=len(long_answer))
+    assert at_cap["if_over_length_cap"] == 0.0
+    short_failure = compute_score("ifeval", "Rivers, flow.", NO_COMMA_AND_TITLE)
+    assert short_failure["score"] < 1.0 and short_failure["if_over_length_cap"] == 0.0
+    assert compute_score("logicif", "{}", '{"output": 1, "stats": {}}')["if_over_length_cap"] is None

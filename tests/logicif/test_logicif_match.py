@@ -30,7 +30,15 @@ from rewards.logicif_match import stats_key_fraction, values_match
         ({"a": 1, "b": [True]}, {"b": [True], "a": 1.0}, True, True),
         ({"a": 1}, {"a": 1, "b": 2}, False, False),
         ({"a": 1}, [["a", 1]], False, False),
-        (10**30, float(10**30), True, False),  # float(10**30) is not exactly 10**30
+        (10**30, float(10**30), False, False),  # float(10**30) is 10**30 + 19884624838656, not an equal integer
+        (1000000, 1000000.0000003, False, False),  # an integer takes no relative tolerance
+        (10**30, 1.0000000005e30, False, False),
+        (10**30, 10**30 + 1, False, False),
+        (2**53, float(2**53), True, True),  # a float holding exactly the integer's value matches
+        (-7, -7.0, True, True),
+        (7, float("nan"), False, False),
+        (7, float("inf"), False, False),
+        (1.5, 1.5 + 1e-12, True, False),  # floats keep their tolerance
         (5, 10**400, False, False),
         (5.0, 10**400, False, False),  # an int beyond float range against a float never raises
     ],

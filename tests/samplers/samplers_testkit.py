@@ -11,11 +11,16 @@ from samplers import Record, SamplingPolicy, build_policy
 def prepare(
     name: str, params: Mapping[str, Any] | None = None, seed: int = 0, rows: Mapping[str, int] | None = None
 ) -> SamplingPolicy:
-    """Build ``name`` and give it pools from ``rows`` per source (difficulty = row number)."""
+    """Build ``name`` and give it pools from ``rows`` per source (difficulty = row number; a policy that reads
+    ``extra_info.level`` gets four equal levels)."""
     policy = build_policy(name, params, seed=seed)
     sizes: dict[tuple[str, int], int] = {}
     for source, count in (rows or {"iftrain": 100, "logicif": 100}).items():
-        for interval in policy.assign_intervals(source, [float(i) for i in range(count)]):
+        if policy.difficulty_field == "level":
+            values = [i * 4 // count for i in range(count)]
+        else:
+            values = [float(i) for i in range(count)]
+        for interval in policy.assign_intervals(source, values):
             sizes[(source, interval)] = sizes.get((source, interval), 0) + 1
     policy.set_pools(sizes)
     return policy

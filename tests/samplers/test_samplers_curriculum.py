@@ -9,7 +9,14 @@ from samplers_testkit import prepare, step_records
 
 from samplers import build_policy
 
-GATE = {"num_intervals": 4, "initial_fraction": 0.3, "min_updates_per_level": 2, "check_every": 1, "gate_alpha": 1.0}
+GATE = {
+    "num_intervals": 4,
+    "initial_fraction": 0.3,
+    "min_updates_per_level": 2,
+    "check_every": 1,
+    "gate_alpha": 1.0,
+    "gate_on": "source",
+}
 
 
 def _logicif_step(reward: float, iftrain_reward: float = 0.0) -> list:
@@ -37,15 +44,24 @@ def test_unlocks_in_order_only_past_the_threshold() -> None:
     levels = []
     for reward in [0.4, 0.49, 0.4, 0.6, 0.6, 0.6, 0.6, 0.3, 0.3, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7]:
         levels.append(policy.update(_logicif_step(reward))["sampler/level/logicif"])
-    # Below 0.5 nothing unlocks; at >= 0.5 one level per min_updates_per_level=2 updates, never skipping a level.
+    # Below 0.5 nothing unlocks; above 0.5 one level per min_updates_per_level=2 updates, never skipping a level.
     assert levels == [0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4, 4]
     assert policy.unlock_steps() == {"logicif": [4, 6, 10, 12]}
 
 
-def test_threshold_is_inclusive_and_min_updates_hold_back() -> None:
-    policy = prepare("reward_curriculum", {**GATE, "threshold": 0.5, "min_updates_per_level": 3})
-    levels = [policy.update(_logicif_step(0.5))["sampler/level/logicif"] for _ in range(4)]
+@pytest.mark.parametrize("gate_on", ["source", "newest"])
+def test_threshold_is_strict_and_min_updates_hold_back(gate_on: str) -> None:
+    """ "Larger than the threshold": a reward exactly at 0.5 never unlocks, one just above does."""
+    params = {**GATE, "threshold": 0.5, "min_updates_per_level": 3, "gate_on": gate_on}
+    at = prepare("reward_curriculum", params)
+    assert [at.update(_logicif_step(0.5))["sampler/level/logicif"] for _ in range(30)] == [0] * 30
+    above = prepare("reward_curriculum", params)
+    levels = [above.update(_logicif_step(0.5 + 1e-9))["sampler/level/logicif"] for _ in range(4)]
     assert levels == [0, 0, 1, 1]
+
+
+def test_newest_gating_is_the_default() -> None:
+    assert build_policy("reward_curriculum").gate_on == "newest"
 
 
 def test_check_every_counts_updates_from_the_start() -> None:

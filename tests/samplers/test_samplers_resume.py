@@ -25,6 +25,11 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
         {"source_weighting": "ema", "interval_decay": 0.5, "min_updates_per_level": 2, "threshold": 0.3},
     ),
     ("learnability_ucb", {"window": 20}),
+    ("staged_curriculum", {"curriculum_sources": ["logicif"], "steps_per_level": 3}),
+    (
+        "fixed_ratio",
+        {"weights": {"IF": 1.0, "rest": 3.0}, "groups": {"IF": ["iftrain", "ifeval"], "rest": ["logicif", "graph/"]}},
+    ),
 ]
 
 

@@ -40,8 +40,8 @@ def test_ema_moves_share_to_the_weaker_source() -> None:
 def test_interval_decay_trains_the_hardest_buckets_more() -> None:
     """Down-weighting older intervals puts more practice on the newest (hardest) unlocked ones."""
     config = LearnerConfig(rows=200, prompts=16, responses=4, steps=120)
-    plain = BY_LABEL["EMA + curriculum"]
-    decay = BY_LABEL["EMA + curriculum + decay 0.5"]
+    plain = BY_LABEL["EMA + curriculum, gate on source"]
+    decay = BY_LABEL["EMA + curriculum + decay 0.5, gate on source"]
     assert decay.params == {**plain.params, "interval_decay": 0.5}
     for seed in (0, 1):
         hardest_plain = statistics.fmean(simulate(plain, config, seed=seed).final_bucket_success[-3:])
@@ -54,7 +54,7 @@ def _levels(run: RunResult) -> list[float]:
 
 
 def test_every_unlock_passed_its_gate() -> None:
-    params = {"threshold": 0.3, "min_updates_per_level": 2, "check_every": 2, "gate_alpha": 0.3}
+    params = {"threshold": 0.3, "min_updates_per_level": 2, "check_every": 2, "gate_alpha": 0.3, "gate_on": "source"}
     run = simulate(Strategy("fast gate", "reward_curriculum", params), SMALL, seed=1)
     assert len(run.unlock_steps) >= 3
     levels = _levels(run)
@@ -63,7 +63,7 @@ def test_every_unlock_passed_its_gate() -> None:
     assert all(levels[step - 1] - (levels[step - 2] if step > 1 else 0) == 1 for step in raised)
     previous = 0
     for step in run.unlock_steps:
-        assert run.policy_metrics[step - 1]["sampler/gate_ema/logicif"] >= params["threshold"], step
+        assert run.policy_metrics[step - 1]["sampler/gate_ema/logicif"] > params["threshold"], step
         assert step % params["check_every"] == 0, step
         assert step - previous >= params["min_updates_per_level"], step
         previous = step
@@ -74,7 +74,7 @@ def test_every_unlock_passed_its_gate() -> None:
         gate = run.policy_metrics[step - 1]["sampler/gate_ema/logicif"]
         at_level = levels[step - 2] if step > 1 else 0
         if step % params["check_every"] == 0 and since >= params["min_updates_per_level"] and at_level < last_level:
-            assert (gate >= params["threshold"]) == (step in run.unlock_steps), step
+            assert (gate > params["threshold"]) == (step in run.unlock_steps), step
 
 
 def test_floor_keeps_every_source_above_it() -> None:

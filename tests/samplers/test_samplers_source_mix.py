@@ -30,7 +30,7 @@ def test_fixed_ratio_any_weights_and_ignores_rewards() -> None:
 
 @pytest.mark.parametrize("weights", [{"iftrain": 1.0}, {"iftrain": 1.0, "logicif": 1.0, "typo": 1.0}])
 def test_weights_must_name_exactly_the_sources(weights: dict[str, float]) -> None:
-    with pytest.raises(ValueError, match="source weights must name exactly"):
+    with pytest.raises(ValueError, match="weights must name exactly"):
         prepare("fixed_ratio", {"weights": weights})
 
 

@@ -147,7 +147,96 @@ def test_missing_difficulty_names_file_row_and_field(files: tuple[Path, Path, An
     from rlif.data.files import write_rows_atomic
 
     rows = make_rows("train")
-    del rows[5]["extra_info"]["difficulty"]
+    del rows[20]["extra_info"]["difficulty"]  # a logicif row: the curriculum splits logicif by difficulty
     broken = write_rows_atomic(rows, tmp_path / "broken.parquet")
-    with pytest.raises(ValueError, match=r"broken\.parquet: row 5 field extra_info\.difficulty"):
-        build((broken, files[1], files[2]), "uniform")
+    with pytest.raises(ValueError, match=r"broken\.parquet: row 20 field extra_info\.difficulty"):
+        build((broken, files[1], files[2]), "reward_curriculum")
+    build((broken, files[1], files[2]), "uniform")  # a policy that splits nothing does not need it
+
+
+def _saved_state(files: tuple[Path, Path, Any], policy: str, **extra: Any) -> dict[str, Any]:
+    train_ds, _, loader = build(files, policy, **extra)
+    iterator = iter(loader)
+    for step in range(3):
+        fake_feedback(train_ds, next(iterator), step)
+    return loader.state_dict()
+
+
+def test_resume_onto_changed_data_is_refused_naming_the_pool(files: tuple[Path, Path, Any], tmp_path: Path) -> None:
+    from glue_testkit import make_rows
+
+    from rlif.data.files import write_rows_atomic
+
+    state = _saved_state(files, "reward_curriculum")
+    rows = make_rows("train")
+    for row in rows:  # the same LogicIF rows with their difficulties reversed
+        if row["data_source"] == "logicif":
+            row["extra_info"]["difficulty"] = 100.0 - row["extra_info"]["difficulty"]
+    reversed_file = write_rows_atomic(rows, tmp_path / "reversed.parquet")
+    _, _, loader = build((reversed_file, files[1], files[2]), "reward_curriculum")
+    loader.load_state_dict(state)  # torchdata hands the state to the dataset when iteration starts
+    with pytest.raises(ValueError, match=r"pool 'logicif': interval 0 difficulty range.*on_data_change=resplit"):
+        next(iter(loader))
+    doubled = write_rows_atomic(make_rows("train") + make_rows("train")[16:], tmp_path / "doubled.parquet")
+    _, _, loader = build((doubled, files[1], files[2]), "reward_curriculum")
+    loader.load_state_dict(state)
+    with pytest.raises(ValueError, match=r"pool 'logicif': rows 48 -> 96"):
+        next(iter(loader))
+    # the documented setting re-splits and continues; the unchanged source keeps its state
+    dataset, _, loader = build(
+        (doubled, files[1], files[2]), "reward_curriculum", **{"+data.rlif_sampler.on_data_change": "resplit"}
+    )
+    loader.load_state_dict(state)
+    batch = next(iter(loader))
+    assert len(batch["data_source"]) == 4
+    metrics = fake_feedback(dataset, batch, 3)
+    assert metrics["sampler/level/logicif"] >= 0
+
+
+def test_resume_onto_the_same_data_passes_the_fingerprint(files: tuple[Path, Path, Any]) -> None:
+    state = _saved_state(files, "ema_reweight")
+    dataset, _, loader = build(files, "ema_reweight")
+    loader.load_state_dict(state)
+    next(iter(loader))
+    assert set(dataset.state_dict()["policy"]) == {"fingerprint", "state"}
+    assert dataset.state_dict()["policy"]["fingerprint"]["logicif"]["rows"] == SOURCES["logicif"]
+
+
+def test_a_small_pool_warns_once_with_its_numbers(
+    files: tuple[Path, Path, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("WARNING", logger="rlif.samplers"):
+        build(files, "fixed_ratio", **{"data.train_batch_size": 64})
+    messages = [r.getMessage() for r in caplog.records if "drawn" in r.getMessage()]
+    # iftrain: 16 rows at half of 64 prompts = 32 draws per batch
+    assert messages == [
+        "sampler pool 'iftrain' interval 0 has 16 rows but is drawn 32.0 times per batch of 64 (probability 0.500): "
+        "its prompts repeat within a batch; add rows, lower its weight, or use fewer intervals"
+    ]
+
+
+def test_all_nan_rewards_warn_once_and_the_metric_is_always_logged(
+    files: tuple[Path, Path, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    dataset, _, _ = build(files, "ema_reweight")
+    records = [Record("iftrain", 0, float("nan"), group="a"), Record("logicif", 0, 1.0, group="b")]
+    with caplog.at_level("WARNING", logger="rlif.samplers"):
+        for _ in range(8):
+            metrics = dataset.feedback(records)
+            assert metrics["sampler/nonfinite_reward_share/iftrain"] == 1.0
+            assert metrics["sampler/nonfinite_reward_share/logicif"] == 0.0
+    warnings = [r.getMessage() for r in caplog.records if "non-finite" in r.getMessage()]
+    assert len(warnings) == 1 and "'iftrain'" in warnings[0] and "5 updates" in warnings[0]
+
+
+def test_reward_flag_rates_per_source() -> None:
+    from rlif.verl_glue.hooks import reward_flag_metrics
+
+    extras = [
+        {"reward_extra_info": {"if_over_length_cap": 1.0}},
+        {"reward_extra_info": {"if_over_length_cap": 0.0}},
+        {"reward_extra_info": {"if_over_length_cap": None}},
+        {},
+    ]
+    sources = ["iftrain", "iftrain", "logicif", "logicif"]
+    assert reward_flag_metrics(sources, extras) == {"train/iftrain/if_over_length_cap": 0.5}

@@ -1,0 +1,58 @@
+"""The stage-2 curriculum runs of recipe/matrix.yaml, simulated with their own policy, parameters and batch shape:
+a gate that opens exactly once for a frozen learner, and never while the newest interval is at or below 0.5."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rlif.recipes.matrix import load_matrix
+from samplers.simulate import run_config, simulate, unlock_timeline
+
+MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
+CURRICULUM_RUNS = ("stage2_qwen17b_think_ema_rewardCurriculum", "stage2_qwen17b_think_ema_rewardCurriculum_decay")
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict:
+    return {run.name: run for run in load_matrix(MATRIX).runs}
+
+
+@pytest.mark.parametrize("name", CURRICULUM_RUNS)
+def test_stage2_curriculum_runs_gate_on_the_newest_interval_strictly(runs: dict, name: str) -> None:
+    params = runs[name].sampler.params
+    assert runs[name].sampler.name == "reward_curriculum"
+    assert params["gate_on"] == "newest" and params["threshold"] == 0.5
+    assert params["groups"] == {"IF": ["iftrain", "ifeval", "ifbench"], "LogicIF": ["logicif"]}
+
+
+@pytest.mark.parametrize("name", CURRICULUM_RUNS)
+def test_initial_interval_at_0_9_and_harder_at_0_unlocks_exactly_the_first_harder_interval(
+    runs: dict, name: str
+) -> None:
+    strategy, config = run_config(runs[name], "frozen", steps=120)
+    result = simulate(strategy, config, seed=0)
+    assert result.unlocks == {"logicif": [12]}, unlock_timeline(name, [result])
+    assert result.policy_metrics[-1]["sampler/level/logicif"] == 1.0
+
+
+@pytest.mark.parametrize("name", CURRICULUM_RUNS)
+def test_the_reference_whole_source_gate_is_a_timer_on_the_same_learner(runs: dict, name: str) -> None:
+    strategy, config = run_config(runs[name], "frozen", steps=60)
+    reference = type(strategy)(strategy.label, strategy.policy, {**strategy.params, "gate_on": "source"})
+    assert len(simulate(reference, config, seed=0).unlocks["logicif"]) >= 2
+
+
+@pytest.mark.parametrize("name", CURRICULUM_RUNS)
+def test_improving_learner_never_unlocks_while_the_newest_interval_is_at_or_below_half(runs: dict, name: str) -> None:
+    strategy, config = run_config(runs[name], "improving", steps=250)
+    result = simulate(strategy, config, seed=0)
+    unlocks = result.unlocks["logicif"]
+    assert len(unlocks) >= 3, unlock_timeline(name, [result])
+    for level, step in enumerate(unlocks):
+        # the interval that was newest when the gate opened, on the learner's true success after that update
+        newest = int(result.policy_metrics[step - 2]["sampler/level/logicif"]) if step > 1 else 0
+        assert newest == level
+        assert result.interval_success[step - 1][("logicif", newest)] > 0.5, (step, newest)
+        assert result.policy_metrics[step - 1]["sampler/level/logicif"] == newest + 1
