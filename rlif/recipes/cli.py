@@ -13,6 +13,7 @@ from rich.table import Table
 
 from rlif.recipes.checks import GenerationError
 from rlif.recipes.generate import (
+    PREFLIGHT_KEYS,
     REPO_ROOT,
     Written,
     apply_site,
@@ -170,7 +171,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         preflight_env = None if args.skip_preflight else preflight_environment(args.env_file)
         written = generate(runs, args.out, verl_python, dry_run=args.dry_run, preflight_env=preflight_env)
     except GenerationError as err:
-        console.print(str(err), highlight=False, markup=False)
+        console.print(str(err), highlight=False, markup=False, soft_wrap=True)
+        if any(p.key in PREFLIGHT_KEYS for p in err.problems):
+            console.print(
+                "preflight: get the data and models above first (README), or pass --skip-preflight to write the "
+                "scripts anyway (every job repeats these checks before it starts)",
+                highlight=False,
+                soft_wrap=True,
+            )
         return 1
     if not args.dry_run:
         (REPO_ROOT / "log").mkdir(exist_ok=True)

@@ -77,6 +77,10 @@ def apply_site(run: RunSpec, site: SiteSettings) -> RunSpec:
     return dataclasses.replace(run, name=name, slurm=slurm)
 
 
+PREFLIGHT_KEYS = frozenset({"data", "model"})
+"""The ``Problem.key`` of generation-preflight findings."""
+
+
 def preflight_problems(
     runs: Sequence[RunSpec], environ: Mapping[str, str | None], root: Path = REPO_ROOT
 ) -> list[Problem]:
@@ -91,7 +95,7 @@ def preflight_problems(
             continue
         files = [root / f for f in (*run.train_files, *run.val_files)]
         for key, message in generation_problems(files, run.model, environ, cache=cache):
-            problems.append(Problem(run.name, key, f"{message} (or --skip-preflight)"))
+            problems.append(Problem(run.name, key, message))
     return problems
 
 

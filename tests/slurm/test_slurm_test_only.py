@@ -12,10 +12,10 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("scripts")
-    assert main(["--skip-verl-check", "--out", str(out)]) == 0
-    assert main(["--stage", "cpu", "--skip-verl-check", "--out", str(out)]) == 0
-    assert main(["--stage", "smoke", "--nodes", "2", "--skip-verl-check", "--out", str(out / "two")]) == 0
-    assert main(["--stage", "smoke", "--nodes", "4", "--skip-verl-check", "--out", str(out / "four")]) == 0
+    assert main(["--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 0
+    assert main(["--stage", "cpu", "--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 0
+    assert main(["--stage", "smoke", "--nodes", "2", "--skip-verl-check", "--skip-preflight", "--out", str(out / "two")]) == 0
+    assert main(["--stage", "smoke", "--nodes", "4", "--skip-verl-check", "--skip-preflight", "--out", str(out / "four")]) == 0
     (out / "log").mkdir()
     return out
 
