@@ -403,7 +403,8 @@ def job_preflight(request: JobRequest, environ: Mapping[str, str]) -> tuple[Path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m rlif.preflight job ...``: exit 0 and print the model directory, or 1 with one line per failure."""
+    """``python -m rlif.preflight job ...``: exit 0 and print the model directory, or 1 with one line per failure;
+    ``python -m rlif.preflight versions``: the package pins alone (scripts/setup_gpu_env.sh ends with it)."""
     parser = argparse.ArgumentParser(prog="python -m rlif.preflight", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     job = sub.add_parser("job", help="check this node for a run (the generated scripts call this before Ray starts)")
@@ -414,7 +415,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     job.add_argument("--checkpoint-dir", type=Path, required=True)
     job.add_argument("--checkpoint-gib", type=float, default=0.0, help="one checkpoint's size (default: %(default)s)")
     job.add_argument("--check-versions", action="store_true", help="compare verl/vLLM/flash-attn with the pins")
+    sub.add_parser("versions", help="compare this environment's verl, vLLM and flash-attn with pyproject.toml's pins")
     args = parser.parse_args(argv)
+    if args.command == "versions":
+        pins = pinned_versions()
+        problems = version_problems(pins)
+        for line in problems:
+            print(f"preflight: error: {line}", file=sys.stderr)
+        if not problems:
+            print("preflight: ok: " + ", ".join(f"{name} {version}" for name, version in pins.items()))
+        return 1 if problems else 0
     request = JobRequest(
         model=args.model,
         data_files=tuple(args.data),

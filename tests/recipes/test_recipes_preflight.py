@@ -294,3 +294,13 @@ def test_job_command_on_a_ready_node(tmp_path: Path, data_file: Path) -> None:
     assert all(" error: " in line and line.startswith("preflight ") for line in lines), lines
     assert any("model Qwen/Qwen3-4B: not in the Hub cache" in line for line in lines)
     assert time.monotonic() - start < 30
+
+
+def test_versions_command_names_each_mismatch():
+    """This machine has vLLM's CPU build and no flash-attn: two lines, exit 1 (a GPU environment prints ok)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, "-m", "rlif.preflight", "versions"]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert [line.split(":")[2].strip() for line in lines] == ["package vllm", "package flash-attn"]
