@@ -130,7 +130,7 @@ def validate(
         composed[run.name] = [substitute(o, values) for o in overrides]
     if preflight_env is not None:
         problems += preflight_problems(runs, preflight_env, root)
-    if verl_python is not None and composed and not problems:
+    if verl_python is not None and composed:
         problems += run_verl_check(composed, verl_python)
     if problems:
         raise GenerationError(problems)

@@ -336,7 +336,7 @@ def test_generated_scripts_train_in_fp32_within_their_plan(matrix):
         ("graph_qwen8b_think_6np45000_binary", (54.0, 22.3, 18.4, 45.7), (26624, 39936, 39936), 31.3, 2085, 2),
     ],
 )
-def test_figures_quoted_in_the_docs(matrix, run_name, passes, budgets, minutes, gpu_hours, n_requeues):
+def test_figures_quoted_in_the_docs(matrix, run_name, passes, budgets, minutes, gpu_hours, n_requeues):  # noqa: PLR0917
     run = run_named(matrix, run_name)
     plan = plan_run(run, REPO_ROOT)
     assert tuple(round(p.total_gib, 1) for p in plan.passes) == passes
