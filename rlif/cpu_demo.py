@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -160,8 +161,8 @@ class PhaseStats:
     peak_rss_gib: float
 
 
-def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout) -> PhaseStats:
-    """Run one training phase in a child process with the CPU environment.
+def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout, total_steps: int) -> PhaseStats:
+    """Run one training phase in a child process with the CPU environment, showing its progress live.
 
     Raises:
         RuntimeError: the phase failed; the message names its log file.
@@ -183,7 +184,7 @@ def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout) -> Phase
             stderr=subprocess.STDOUT,
             env=env,
         )
-        peak = _show_progress(child, phase, log_file, start)
+        peak = _show_progress(child, phase, log_file, start, total_steps)
     elapsed = time.monotonic() - start
     if child.returncode != 0:
         raise RuntimeError(f"training phase {phase} failed (exit {child.returncode}); see {log_file}")
@@ -207,8 +208,73 @@ def _tree_rss(root: Any) -> int:
     return total
 
 
-def _show_progress(child: subprocess.Popen, phase: int, log_file: Path, start: float) -> int:
-    """Show a live status line with the latest training-progress line until the phase ends; return peak tree RSS."""
+MILESTONES = (
+    ("Started a local Ray instance", "verl's config and dataset"),
+    ("create worker group", "the FSDP actor and reference workers"),
+    ("actor and ref model engine initialized", "the reward workers and the vLLM rollout server"),
+    ("vLLMHttpServer, replica_rank", "the vLLM rollout server (CPU build: about a minute)"),
+    ("ready to fit", "rollout of step {next}: vLLM generates, rlif scores, the sampler gets feedback"),
+    ("Saving checkpoint to", "the step-{next} checkpoint to be written"),
+)
+"""Lines of a verl 0.9.1 V1 run's log that mark start-up stages, in order, and what the run waits for after each
+(``{next}`` is the step in progress)."""
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_STEP_DONE = re.compile(r"\bstep:(\d+) - ")
+_RESUMED = re.compile(r"setting global step to (\d+)")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a training phase is, read from its log.
+
+    Attributes:
+        done: steps finished (a resumed run starts at its checkpoint's step).
+        total: the step the phase trains up to.
+        waiting_for: what the run is doing now, in words.
+    """
+
+    done: int
+    total: int
+    waiting_for: str
+
+    def line(self, phase: int, elapsed: float) -> str:
+        """``phase 1 [ 95s] step 0/2 done, waiting for: ...``"""
+        return f"phase {phase} [{elapsed:4.0f}s] step {self.done}/{self.total} done, waiting for: {self.waiting_for}"
+
+
+def parse_progress(log_text: str, total: int) -> Progress:
+    """Progress of a verl run from its (possibly partial) log.
+
+    The step count comes from verl's console logger (``step:N - ...``) and, for a resumed run, its ``setting
+    global step to N`` line; before the first step the last start-up milestone says what it waits for.
+    """
+    text = _ANSI.sub("", log_text)
+    done = max((int(m) for m in _STEP_DONE.findall(text)), default=0)
+    done = max(done, *(int(m) for m in _RESUMED.findall(text)), 0)
+    waiting = "Ray to start"
+    last_at = -1
+    for marker, description in MILESTONES:
+        at = text.rfind(marker)
+        if at > last_at:
+            last_at, waiting = at, description
+    last_step = max((m.start() for m in _STEP_DONE.finditer(text)), default=-1)
+    if last_step > last_at:
+        waiting = "rollout of step {next}: vLLM generates, rlif scores, the sampler gets feedback"
+    if done >= total:
+        waiting = "Ray to shut down"
+    return Progress(done=done, total=total, waiting_for=waiting.format(next=done + 1))
+
+
+HEARTBEAT_S = 30.0
+"""Without a terminal, the progress line is printed when it changes, and at least this often."""
+
+
+def _show_progress(
+    child: subprocess.Popen, phase: int, log_file: Path, start: float, total: int, *, poll_s: float = 1.0
+) -> int:
+    """Report the phase's progress until it ends (a live status line on a terminal, dated lines in a log); return
+    the peak resident memory of its process tree."""
     import psutil
     from rich.console import Console
 
@@ -216,21 +282,29 @@ def _show_progress(child: subprocess.Popen, phase: int, log_file: Path, start: f
     root = psutil.Process(child.pid)
     peak = 0
 
-    def last_progress() -> str:
+    def current() -> Progress:
         try:
-            lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+            text = log_file.read_text(encoding="utf-8", errors="replace")
         except OSError:
-            return ""
-        for line in reversed(lines):
-            if "Training Progress" in line or line.startswith("step:"):
-                return line.strip()[-90:]
-        return "starting Ray, vLLM and the FSDP workers"
+            text = ""
+        return parse_progress(text, total)
 
-    with console.status(f"phase {phase}") as status:
-        while child.poll() is None:
-            peak = max(peak, _tree_rss(root))
-            status.update(f"phase {phase} ({time.monotonic() - start:4.0f}s): {last_progress()}")
-            time.sleep(1.0)
+    if console.is_terminal:
+        with console.status(f"phase {phase}") as status:
+            while child.poll() is None:
+                peak = max(peak, _tree_rss(root))
+                status.update(current().line(phase, time.monotonic() - start))
+                time.sleep(poll_s)
+        return peak
+    shown, shown_at = "", 0.0
+    while child.poll() is None:
+        peak = max(peak, _tree_rss(root))
+        progress = current()
+        now = time.monotonic()
+        if progress.waiting_for != shown or now - shown_at >= HEARTBEAT_S:
+            print(progress.line(phase, now - start), file=sys.stderr, flush=True)
+            shown, shown_at = progress.waiting_for, now
+        time.sleep(poll_s)
     return peak
 
 
@@ -246,18 +320,54 @@ def read_metrics(path: Path) -> dict[int, dict[str, Any]]:
     return steps
 
 
+def _number(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
 def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
-    """One block per step: score, grad norm, per-source rewards and sampler metrics."""
-    lines = []
+    """The demo's result as two plain-text tables.
+
+    Per step: verl's mean score and gradient norm, and the mean reward of each data source with its response count
+    (``train/<source>/reward_mean`` and ``/count``, logged by rlif's feedback hook). Per source after the last step:
+    the sampler's weight and its cumulative draws (``sampler/weight/<source>``, ``sampler/draws/<source>/<interval>``
+    summed over intervals); any other ``sampler/`` metric follows on one line.
+    """
+    from rlif.data.summary import format_table
+
+    if not steps:
+        return ["no metrics were logged"]
+    sources = sorted(
+        {key[len("train/") : -len("/reward_mean")] for m in steps.values() for key in m if key.endswith("/reward_mean")}
+    )
+    rows = []
     for step in sorted(steps):
         metrics = steps[step]
-        lines.append(
-            f"step {step}: critic/score/mean={metrics.get('critic/score/mean')} "
-            f"actor/grad_norm={metrics.get('actor/grad_norm')}"
-        )
-        for key in sorted(metrics):
-            if key.startswith(("train/", "sampler/")):
-                lines.append(f"    {key} = {metrics[key]}")
+        cells = [str(step), _number(metrics.get("critic/score/mean")), _number(metrics.get("actor/grad_norm"))]
+        for source in sources:
+            mean, count = metrics.get(f"train/{source}/reward_mean"), metrics.get(f"train/{source}/count")
+            cells.append("-" if mean is None else f"{mean:.2f} ({count:g})" if count is not None else f"{mean:.2f}")
+        rows.append(cells)
+    lines = ["reward per step (mean reward per data source, responses in brackets):"]
+    lines += format_table(["step", "score", "grad norm", *sources], rows).splitlines()
+    last_step = max(steps)
+    last = steps[last_step]
+    draws: dict[str, float] = {}
+    weights: dict[str, float] = {}
+    other = {}
+    for key, value in sorted(last.items()):
+        if key.startswith("sampler/draws/"):
+            source = key[len("sampler/draws/") :].rsplit("/", 1)[0]
+            draws[source] = draws.get(source, 0.0) + value
+        elif key.startswith("sampler/weight/"):
+            weights[key[len("sampler/weight/") :]] = value
+        elif key.startswith("sampler/"):
+            other[key] = value
+    if draws or weights:
+        lines.append(f"sampler after step {last_step} (weights and cumulative draws per data source):")
+        table = [[s, _number(weights.get(s)), f"{draws.get(s, 0):g}"] for s in sorted({*draws, *weights})]
+        lines += format_table(["source", "weight", "draws"], table).splitlines()
+    if other:
+        lines.append("other sampler metrics: " + ", ".join(f"{k}={v:g}" for k, v in other.items()))
     return lines
 
 
@@ -284,7 +394,7 @@ def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
     overrides = demo_overrides(
         assets.model_dir, assets.train_file, assets.val_file, layout, 2, trainer_mode=trainer_mode
     )
-    phase1 = run_phase(1, overrides, layout)
+    phase1 = run_phase(1, overrides, layout, total_steps=2)
     print(f"[rlif demo] phase 1 done in {phase1.wall_s:.0f}s, peak memory {phase1.peak_rss_gib:.1f} GiB")
     phases = [1]
     if resume:
@@ -292,7 +402,7 @@ def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
         overrides = demo_overrides(
             assets.model_dir, assets.train_file, assets.val_file, layout, 3, trainer_mode=trainer_mode
         )
-        phase2 = run_phase(2, overrides, layout)
+        phase2 = run_phase(2, overrides, layout, total_steps=3)
         print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
         phases.append(2)
     steps: dict[int, dict[str, Any]] = {}

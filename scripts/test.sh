@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite, slow real-service tests included (CPU demo, Ray/TransferQueue, local Slurm, local hub).
-# Sets up .venv on first use; as root on Debian/Ubuntu it also installs the system packages the Slurm and script
-# tests use (slurm-wlm, shellcheck). Without them those tests skip with a message saying what is missing.
+# Sets up .venv on first use (shellcheck comes with its dev extra); as root on Debian/Ubuntu it also installs the
+# system packages the Slurm tests use (slurm-wlm, munge). Without them those tests skip with a message saying so.
 # Extra arguments go to pytest (e.g. `-m "not slow"` for the fast tests only, or a path).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null \
-  && ! { command -v slurmctld && command -v shellcheck; } >/dev/null; then
-  echo "[test] installing system packages: slurm-wlm munge shellcheck"
+  && ! command -v slurmctld >/dev/null; then
+  echo "[test] installing system packages: slurm-wlm munge"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends slurm-wlm munge shellcheck >/dev/null
+  apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 fi
 bash scripts/setup_env.sh
 # Test-only tools in their own venv: olah (a local hub-compatible server) would change .venv's fastapi/psutil pins.

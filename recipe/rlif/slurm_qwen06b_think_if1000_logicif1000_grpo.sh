@@ -39,6 +39,7 @@ if [[ -f .env ]]; then
     source .env
     set +a
 fi
+export RLIF_ROOT
 PYTHON="${RLIF_PYTHON:-python}"
 if [[ "${SLURM_JOB_NUM_NODES:-}" != "$NNODES" ]]; then
     echo "error: job has ${SLURM_JOB_NUM_NODES:-?} nodes, recipe was generated for $NNODES: regenerate with --nodes" >&2
@@ -49,19 +50,83 @@ export WANDB_RUN_ID="${SLURM_JOB_ID}-slurm_qwen06b_think_if1000_logicif1000_grpo
 export WANDB_RESUME=allow
 echo "[$(date -Is)] $RUN_NAME: job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"
 
+# ---- runtime: the host's Python environment, or the rlif image run by Slurm (docs/cluster.md) ----------------------
+# Every Python step runs through `on_nodes` (an srun step) or `on_head`; RLIF_RUNTIME (.env) says where: `host`
+# (RLIF_PYTHON's environment, e.g. scripts/setup_gpu_env.sh's venv), `pyxis` (srun --container-image, one named
+# container per node that the Ray node and the driver share, so they see the same /tmp) or `apptainer` (apptainer
+# exec --nv; host /tmp and network are shared by default).
+RLIF_RUNTIME="${RLIF_RUNTIME:-host}"
+CONTAINER_SRUN=()
+CONTAINER_EXEC=()
+case "$RLIF_RUNTIME" in
+    host) ;;
+    pyxis | apptainer)
+        if [[ -z "${RLIF_IMAGE:-}" ]]; then
+            echo "error: RLIF_RUNTIME=$RLIF_RUNTIME needs RLIF_IMAGE in .env (a .sqsh/.sif file or a registry image; docs/cluster.md)" >&2
+            exit 2
+        fi
+        # The checkout, its data and checkpoints, the Hub cache and any site mounts, at the same paths inside.
+        mounts="$RLIF_ROOT:$RLIF_ROOT"
+        cache="${HF_HUB_CACHE:-${HF_CACHE_DIR:-}}"
+        if [[ -n "$cache" ]]; then mounts+=",$cache:$cache"; fi
+        if [[ -n "${RLIF_CONTAINER_MOUNTS:-}" ]]; then mounts+=",$RLIF_CONTAINER_MOUNTS"; fi
+        # ~/.local packages must not shadow the image's.
+        export PYTHONNOUSERSITE=1
+        if [[ "$RLIF_RUNTIME" == pyxis ]]; then
+            CONTAINER_SRUN=(--container-image="$RLIF_IMAGE" --container-mounts="$mounts" --container-workdir="$RLIF_ROOT"
+                --no-container-mount-home --container-name="rlif_${SLURM_JOB_ID}")
+        else
+            CONTAINER_EXEC=(apptainer exec --nv --bind "$mounts" --pwd "$RLIF_ROOT" "$RLIF_IMAGE")
+        fi
+        ;;
+    *)
+        echo "error: RLIF_RUNTIME=$RLIF_RUNTIME (.env) is not one of host, pyxis, apptainer" >&2
+        exit 2
+        ;;
+esac
+# Inside every step: the checkout's rewards/, samplers/ and rlif/ first on the path (an image's own PYTHONPATH is
+# kept after it), and no ROCR_VISIBLE_DEVICES: Slurm's gpu gres sets it next to CUDA_VISIBLE_DEVICES, and verl's
+# workers refuse to start with both.
+# shellcheck disable=SC2016  # expanded by the inner bash, inside the container
+STEP_ENV=(env -u ROCR_VISIBLE_DEVICES bash -c 'export PYTHONPATH="$RLIF_ROOT${PYTHONPATH:+:$PYTHONPATH}"; exec "$@"' rlif-step)
+
+# on_nodes SRUN_OPTION... -- COMMAND...: one srun step, in the runtime RLIF_RUNTIME names.
+on_nodes() {
+    local options=()
+    while [[ "$1" != -- ]]; do options+=("$1"); shift; done
+    shift
+    srun --overlap "${options[@]}" "${CONTAINER_SRUN[@]}" "${CONTAINER_EXEC[@]}" "${STEP_ENV[@]}" "$@"
+}
+
+# on_head COMMAND...: on the host, in the batch step itself; in a container, a step joining the head node's one.
+on_head() {
+    if [[ "$RLIF_RUNTIME" == host ]]; then
+        "$@"
+    else
+        on_nodes --nodes=1 --ntasks=1 -w "$HEAD_NODE" -- "$@"
+    fi
+}
+
 # ---- model, data, checkpoints --------------------------------------------------------------------------------------
 CKPT_DIR="$RLIF_ROOT/checkpoints/rlif/slurm_qwen06b_think_if1000_logicif1000_grpo"
 mkdir -p "$CKPT_DIR" log
 # verl's file logger truncates its file on start, so each attempt of a requeued job gets its own; hf_upload.py reads
 # them all for the model card. Exported before Ray starts so the trainer actor inherits it.
 export VERL_FILE_LOGGER_PATH="$CKPT_DIR/metrics.${SLURM_JOB_ID}.${SLURM_RESTART_COUNT:-0}.jsonl"
-MODEL_PATH=Qwen/Qwen3-0.6B
+MODEL_ID=Qwen/Qwen3-0.6B
 # hf_model_download.py fills HF_CACHE_DIR (.env); point the hub cache there so the repo id resolves locally.
 if [[ -n "${HF_CACHE_DIR:-}" && -z "${HF_HUB_CACHE:-}" ]]; then
     export HF_HUB_CACHE="$HF_CACHE_DIR"
 fi
+PREFLIGHT_DATA=(
+    "$RLIF_ROOT/verl_data/if1000_logicif1000.parquet"
+    "$RLIF_ROOT/verl_data/ifbench_300_ifeval_541_logicif_749.parquet"
+)
 TRAIN_FILES="[${RLIF_ROOT}/verl_data/if1000_logicif1000.parquet]"
 VAL_FILES="[${RLIF_ROOT}/verl_data/ifbench_300_ifeval_541_logicif_749.parquet]"
+# Compute nodes often have no internet: nothing in the run may reach the Hub (the preflight below proves the model
+# is local; without this, a missing file would be fetched, or retried for minutes, from inside a Ray worker).
+export HF_HUB_OFFLINE=1
 
 export PYTHONUNBUFFERED=1
 
@@ -75,7 +140,7 @@ fi
 # Ray >= 2.59 turns on token auth when ~/.ray/auth_token exists and then rejects clients that send none: give
 # every process of this job (srun propagates the environment) one fresh token.
 export RAY_AUTH_MODE=token
-RAY_AUTH_TOKEN="$("$PYTHON" -c 'import secrets; print(secrets.token_hex(32))')"
+RAY_AUTH_TOKEN="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
 export RAY_AUTH_TOKEN
 RAY_PORT="${RAY_PORT:-6379}"
 RAY_NUM_CPUS="${RLIF_RAY_NUM_CPUS:-${SLURM_CPUS_PER_TASK:-64}}"
@@ -97,10 +162,24 @@ if [[ -z "$HEAD_IP" ]]; then
 fi
 export RAY_ADDRESS="$HEAD_IP:$RAY_PORT"
 
+# ---- preflight on every node, before Ray starts (rlif/preflight.py): one line per problem, within seconds ----------
+# Prints the model directory to train from (a repo id resolves to its snapshot in the Hub cache).
+echo "[$(date -Is)] $RUN_NAME: preflight on ${#NODES[@]} node(s) (runtime $RLIF_RUNTIME)"
+if ! MODEL_PATH="$(on_nodes --nodes="$NNODES" --ntasks-per-node=1 -- "$PYTHON" -m rlif.preflight job \
+    --model "$MODEL_ID" --data "${PREFLIGHT_DATA[@]}" --checkpoint-dir "$CKPT_DIR" \
+    --gpus 8 --gpu-memory-gb 80 --checkpoint-gib 6.7 --check-versions | sort -u)"; then
+    echo "error: preflight failed on at least one node (its lines are above); nothing was started" >&2
+    exit 2
+fi
+if [[ -z "$MODEL_PATH" || "$MODEL_PATH" == *$'\n'* ]]; then
+    echo "error: the nodes resolved $MODEL_ID to different directories: ${MODEL_PATH//$'\n'/, }" >&2
+    exit 2
+fi
+
 RAY_PIDS=()
 DRIVER_PID=""
 
-# shellcheck disable=SC2317  # reached through trap
+# shellcheck disable=SC2317,SC2329  # reached through trap
 stop_job_processes() {
     # Only this job's processes: the driver and the srun steps running `ray start --block` (never `ray stop`,
     # which would kill every Ray cluster of this user on the node).
@@ -115,12 +194,12 @@ stop_job_processes() {
     RAY_PIDS=()
 }
 
-# shellcheck disable=SC2317  # reached through trap
+# shellcheck disable=SC2317,SC2329  # reached through trap
 on_exit() {
     stop_job_processes
 }
 
-# shellcheck disable=SC2317  # reached through trap
+# shellcheck disable=SC2317,SC2329  # reached through trap
 on_usr1() {
     # Slurm's warning before the time limit (or preemption): stop cleanly, then requeue; the next start resumes
     # from the last periodic checkpoint (trainer.resume_mode=auto; verl 0.9.1's V1 trainer saves only every
@@ -134,26 +213,24 @@ on_usr1() {
 trap on_exit EXIT
 trap on_usr1 USR1
 
-# Slurm's gpu gres sets ROCR_VISIBLE_DEVICES next to CUDA_VISIBLE_DEVICES in every step, and verl's workers refuse
-# to start with both set ("Please don't set ROCR_VISIBLE_DEVICES ..."): drop it from the Ray nodes' environment.
 # Ports Ray would otherwise fix (client server 10001, dashboard agent 52365) follow RAY_PORT, one agent port per
 # node index, so that another Ray on a shared node cannot collide with this job's. `ray` runs from $PYTHON's
 # environment (the `ray` on PATH may belong to another one).
-srun --nodes=1 --ntasks=1 --overlap -w "$HEAD_NODE" \
-    env -u ROCR_VISIBLE_DEVICES "$PYTHON" -m ray.scripts.scripts start --head --block --node-ip-address="$HEAD_IP" --port="$RAY_PORT" \
+on_nodes --nodes=1 --ntasks=1 -w "$HEAD_NODE" -- \
+    "$PYTHON" -m ray.scripts.scripts start --head --block --node-ip-address="$HEAD_IP" --port="$RAY_PORT" \
     --ray-client-server-port="$((RAY_PORT + 1))" --dashboard-agent-listen-port="$((RAY_PORT + 100))" \
     --num-cpus="$RAY_NUM_CPUS" --num-gpus="$RAY_NUM_GPUS" --temp-dir="$RAY_TMPDIR" \
     --include-dashboard=false --disable-usage-stats &
 RAY_PIDS+=("$!")
 for (( i = 1; i < NNODES; i++ )); do
-    srun --nodes=1 --ntasks=1 --overlap -w "${NODES[i]}" \
-        env -u ROCR_VISIBLE_DEVICES "$PYTHON" -m ray.scripts.scripts start --block --address="$RAY_ADDRESS" \
+    on_nodes --nodes=1 --ntasks=1 -w "${NODES[i]}" -- \
+        "$PYTHON" -m ray.scripts.scripts start --block --address="$RAY_ADDRESS" \
         --dashboard-agent-listen-port="$((RAY_PORT + 100 + i))" --num-cpus="$RAY_NUM_CPUS" --num-gpus="$RAY_NUM_GPUS" --disable-usage-stats &
     RAY_PIDS+=("$!")
 done
 
 # Wait until every node and every GPU is registered; fail fast if an srun step died.
-"$PYTHON" -m rlif.recipes.ray_wait --address "$RAY_ADDRESS" --nodes "$NNODES" \
+on_head "$PYTHON" -m rlif.recipes.ray_wait --address "$RAY_ADDRESS" --nodes "$NNODES" \
     --gpus "$((NNODES * RAY_NUM_GPUS))" --timeout "${RLIF_RAY_WAIT_SECONDS:-600}" --pids "${RAY_PIDS[@]}"
 
 # ---- verl ----------------------------------------------------------------------------------------------------------
@@ -237,7 +314,7 @@ OVERRIDES=(
 
 echo "[$(date -Is)] $RUN_NAME: starting verl on $NNODES node(s), Ray at $RAY_ADDRESS"
 # hydra.run.dir puts the resolved config in $CKPT_DIR/.hydra/config.yaml, where hf_upload.py reads it.
-"$PYTHON" -m verl.trainer.main_ppo "${OVERRIDES[@]}" "hydra.run.dir=$CKPT_DIR" &
+on_head "$PYTHON" -m verl.trainer.main_ppo "${OVERRIDES[@]}" "hydra.run.dir=$CKPT_DIR" &
 DRIVER_PID=$!
 # `wait` returns early when USR1 arrives, so the trap runs while the trainer is still going.
 status=0

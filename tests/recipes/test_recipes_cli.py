@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rlif.recipes.cli import main
+from rlif.recipes.generate import REPO_ROOT
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
 
@@ -25,7 +26,7 @@ def test_unknown_stage_is_a_usage_error(capsys):
 
 def test_dry_run_writes_nothing(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["--run", SMOKE, "--dry-run", "--skip-verl-check", "--out", str(out)]) == 0
+    assert main(["--run", SMOKE, "--dry-run", "--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 0
     assert not out.exists()
     assert "nothing written" in capsys.readouterr().out
 
@@ -34,7 +35,7 @@ def test_write_with_site_settings(tmp_path):
     out = tmp_path / "out"
     env_file = tmp_path / ".env"
     env_file.write_text("SLURM_PARTITION=gpu\nSLURM_ACCOUNT=lab\n", encoding="utf-8")
-    args = ["--stage", "smoke", "--skip-verl-check", "--out", str(out), "--env-file", str(env_file)]
+    args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--env-file", str(env_file)]
     assert main([*args, "--nodes", "2", "--account", "other"]) == 0
     # another node count is another run: its own script, checkpoint directory and wandb run
     assert [p.name for p in out.iterdir()] == [f"{SMOKE}_2n.sh"]
@@ -47,13 +48,13 @@ def test_write_with_site_settings(tmp_path):
 
 def test_same_node_count_keeps_the_run_name(tmp_path):
     out = tmp_path / "out"
-    assert main(["--stage", "smoke", "--skip-verl-check", "--out", str(out), "--nodes", "1"]) == 0
+    assert main(["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--nodes", "1"]) == 0
     assert [p.name for p in out.iterdir()] == [f"{SMOKE}.sh"]
 
 
 def test_cpu_mode_flag_writes_a_cpu_variant(tmp_path):
     out = tmp_path / "out"
-    assert main(["--run", SMOKE, "--cpu-mode", "--skip-verl-check", "--out", str(out)]) == 0
+    assert main(["--run", SMOKE, "--cpu-mode", "--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 0
     assert [p.name for p in out.iterdir()] == [f"{SMOKE}_cpu.sh"]
 
 
@@ -72,13 +73,71 @@ def test_invalid_run_fails_with_run_and_key(tmp_path, capsys, override, expected
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    assert main(["--matrix", str(matrix), "--skip-verl-check", "--out", str(out)]) == 1
+    assert main(["--matrix", str(matrix), "--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 1
     assert expected in capsys.readouterr().out
     assert not out.exists()
 
 
 def test_nodes_override_is_validated(tmp_path, capsys):
     # 512 x 8 responses over 3 x 8 GPUs does not divide: caught before anything is written
-    assert main(["--run", SMOKE, "--nodes", "3", "--skip-verl-check", "--out", str(tmp_path)]) == 1
+    assert main(["--run", SMOKE, "--nodes", "3", "--skip-verl-check", "--skip-preflight", "--out", str(tmp_path)]) == 1
     assert f"run {SMOKE}_3n: train.train_batch_size" in capsys.readouterr().out
     assert list(Path(tmp_path).iterdir()) == []
+
+
+def test_preflight_refuses_missing_data_and_model(tmp_path, capsys, monkeypatch):
+    """On by default: a typo'd data file or a model that is not downloaded fails generation and --dry-run."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if1000_logicif100.parquet],"
+        " train: {total_training_steps: 0}}\n"
+        "runs:\n  - {name: typo, stage: s, description: d}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    args = ["--matrix", str(matrix), "--skip-verl-check", "--out", str(out), "--env-file", str(tmp_path / ".env")]
+    for extra in ([], ["--dry-run"]):
+        assert main([*args, *extra]) == 1
+        lines = capsys.readouterr().out.splitlines()
+        assert f"  - run typo: data: {REPO_ROOT}/verl_data/if1000_logicif100.parquet: no such file (download" in (
+            "\n".join(lines)
+        )
+        model_line = next(line for line in lines if "run typo: model:" in line)
+        assert model_line == (
+            f"  - run typo: model: model Qwen/Qwen3-0.6B: not in the Hub cache {tmp_path / 'hub'}; run "
+            f"`python hf_model_download.py Qwen/Qwen3-0.6B` (HF_CACHE_DIR={tmp_path / 'hub'})"
+        )
+        assert lines[-1].startswith("preflight: get the data and models above first")
+    assert not out.exists()
+    assert main([*args, "--skip-preflight"]) == 0
+    assert (out / "typo.sh").is_file()
+
+
+def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
+    """HF_CACHE_DIR in .env locates the downloaded model, as it does for the job."""
+    from rlif.data.files import write_rows_atomic
+    from rlif.demo_assets import demo_rows
+    from rlif.recipes.generate import preflight_environment, preflight_problems
+    from rlif.recipes.matrix import load_matrix
+
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.delenv("HF_CACHE_DIR", raising=False)
+    write_rows_atomic(demo_rows("train"), tmp_path / "verl_data" / "if4_logicif4.parquet")
+    snapshot = tmp_path / "cache" / "models--Qwen--Qwen3-0.6B" / "snapshots" / ("a" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}", encoding="utf-8")
+    (snapshot / "model.safetensors").write_bytes(b"x")
+    env_file = tmp_path / ".env"
+    env_file.write_text(f"HF_CACHE_DIR={tmp_path / 'cache'}\n", encoding="utf-8")
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if4_logicif4.parquet],"
+        " val_files: [verl_data/if4_logicif4.parquet]}\nruns:\n  - {name: ok, stage: s, description: d}\n",
+        encoding="utf-8",
+    )
+    runs = load_matrix(matrix).runs
+    assert preflight_problems(runs, preflight_environment(env_file), root=tmp_path) == []
+    assert [p.key for p in preflight_problems(runs, preflight_environment(tmp_path / "none"), root=tmp_path)] == [
+        "model"
+    ]

@@ -278,7 +278,7 @@ def test_an_oversized_run_fails_generation(tmp_path, capsys):
         },
     )
     out = tmp_path / "out"
-    assert main(["--matrix", str(path), "--skip-verl-check", "--out", str(out)]) == 1
+    assert main(["--matrix", str(path), "--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 1
     text = capsys.readouterr().out
     assert "run too_big: train.actor_token_budget: actor update needs" in text
     assert "GiB per GPU, more than 80 GiB; lower train.actor_token_budget" in text
@@ -289,7 +289,16 @@ def test_gpu_memory_is_a_cluster_setting(tmp_path, capsys):
     path = _matrix_with(tmp_path, {"name": "small_gpu", "stage": "x", "description": "8B on 24 GiB cards"})
     env_file = tmp_path / ".env"
     env_file.write_text("RLIF_GPU_MEMORY_GB=24\n", encoding="utf-8")
-    args = ["--matrix", str(path), "--skip-verl-check", "--out", str(tmp_path / "out"), "--env-file", str(env_file)]
+    args = [
+        "--matrix",
+        str(path),
+        "--skip-verl-check",
+        "--skip-preflight",
+        "--out",
+        str(tmp_path / "out"),
+        "--env-file",
+        str(env_file),
+    ]
     assert main(args) == 1
     assert "actor update needs" in capsys.readouterr().out  # 15 GiB of fp32 states alone, plus the rest
     assert main([*args, "--gpu-memory-gb", "80"]) == 0

@@ -1,7 +1,7 @@
 """A real two-node Slurm cluster on this machine, started (and stopped) by the tests themselves.
 
 It installs nothing: it needs Debian's ``slurm-wlm`` (slurmctld, slurmd, sbatch, ...) and ``munge`` already
-installed (``apt-get install -y slurm-wlm shellcheck``), and root (slurmd runs jobs as their user and ``mknod``
+installed (``apt-get install -y slurm-wlm munge``), and root (slurmd runs jobs as their user and ``mknod``
 makes the fake GPU devices). Two ``slurmd`` daemons on distinct ports emulate nodes ``n1`` and ``n2``; each
 advertises 96 CPUs, 1 TB and 8 fake GPUs (character devices cloned from /dev/null), as docs/recipes.md describes.
 """

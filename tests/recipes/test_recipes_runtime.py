@@ -1,0 +1,169 @@
+"""A generated GPU script up to its preflight, under each RLIF_RUNTIME, with stub Slurm and Apptainer commands.
+
+Neither pyxis nor Apptainer can run here (no packages for this machine; stock ``srun`` rejects ``--container-*``),
+so stub ``srun``/``scontrol``/``apptainer`` executables log their arguments and run the payload on this host. That
+proves what the script asks of each runtime (image, mounts, the named container every step of a node shares, the
+checkout first on PYTHONPATH inside) and that the preflight runs on every node before Ray, failing with one line
+per problem. A fake ``nvidia-smi`` reports eight H100s; the model comes from a Hub-cache fixture.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlif.data.files import write_rows_atomic
+from rlif.demo_assets import demo_rows
+from rlif.recipes.generate import REPO_ROOT
+from rlif.recipes.matrix import load_matrix
+from rlif.recipes.overrides import build_overrides
+from rlif.recipes.render import render_script
+
+SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
+H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1" for i in range(8))
+
+STUBS = {
+    "srun": """#!/bin/bash
+printf 'srun %s\\n' "$*" >> "$STUB_LOG"
+while [[ $# -gt 0 && "$1" == -* ]]; do
+    if [[ "$1" == -w ]]; then shift 2; else shift; fi
+done
+exec "$@"
+""",
+    "apptainer": """#!/bin/bash
+printf 'apptainer %s\\n' "$*" >> "$STUB_LOG"
+shift
+while [[ "$1" == -* ]]; do
+    if [[ "$1" == --nv ]]; then shift; else shift 2; fi
+done
+shift
+exec "$@"
+""",
+    "scontrol": "#!/bin/bash\necho n1\n",
+    "nvidia-smi": f"#!/bin/sh\ncat <<'EOF'\n{H100}\nEOF\n",
+}
+
+
+def _executable(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A checkout with the smoke run's script and data, a Hub cache with its model, and the stub commands."""
+    base = tmp_path_factory.mktemp("runtime")
+    root = base / "repo"
+    (root / "recipe").mkdir(parents=True)
+    (root / "recipe" / "matrix.yaml").write_text("{}\n", encoding="utf-8")
+    run = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml").select(names=[SMOKE])[0]
+    script = root / "job.sh"
+    script.write_text(render_script(run, build_overrides(run)), encoding="utf-8")
+    rows = demo_rows("train")
+    for name in (*run.train_files, *run.val_files):
+        write_rows_atomic(rows, root / name)
+    snapshot = base / "hub" / "models--Qwen--Qwen3-0.6B" / "snapshots" / ("a" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}", encoding="utf-8")
+    (snapshot / "model.safetensors").write_bytes(b"x")
+    stubs = base / "bin"
+    stubs.mkdir()
+    for name, text in STUBS.items():
+        _executable(stubs / name, text)
+    return {"root": root, "script": script, "cache": base / "hub", "stubs": stubs, "snapshot": snapshot}
+
+
+def run_job(site: dict[str, Path], dotenv: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, str]:
+    (site["root"] / ".env").write_text(dotenv, encoding="utf-8")
+    log = tmp_path / "stub.log"
+    env = {
+        "PATH": f"{site['stubs']}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "STUB_LOG": str(log),
+        "SLURM_SUBMIT_DIR": str(site["root"]),
+        "SLURM_JOB_ID": "4242",
+        "SLURM_JOB_NUM_NODES": "1",
+        "SLURM_JOB_NODELIST": "n1",
+        "RLIF_PYTHON": sys.executable,
+        "PYTHONPATH": str(REPO_ROOT),
+        "HF_HUB_CACHE": str(site["cache"]),
+    }
+    proc = subprocess.run(
+        ["bash", str(site["script"])], env=env, capture_output=True, text=True, check=False, timeout=120
+    )
+    return proc, log.read_text(encoding="utf-8") if log.exists() else ""
+
+
+@pytest.mark.parametrize("runtime", ["host", "pyxis", "apptainer"])
+def test_preflight_runs_on_every_node_in_the_runtime(site, tmp_path, runtime):
+    """This machine has vLLM's CPU build and no flash-attn, so the version check fails: one line each, exit 2."""
+    image = {"host": "", "pyxis": "/images/rlif.sqsh", "apptainer": "/images/rlif.sif"}[runtime]
+    proc, log = run_job(site, f"RLIF_RUNTIME={runtime}\nRLIF_IMAGE={image}\n", tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if " error: " in line and line.startswith("preflight ")]
+    assert any(": error: package vllm: " in line and "the recipes need 0.24.0" in line for line in errors), errors
+    assert any(": error: package flash-attn: " in line for line in errors), errors
+    assert not any("data" in line or "model" in line or "GPU" in line for line in errors), errors  # those passed
+    assert proc.stderr.rstrip().endswith(
+        "error: preflight failed on at least one node (its lines are above); nothing was started"
+    )
+    step = next(line for line in log.splitlines() if "rlif.preflight job" in line)
+    assert step.startswith("srun --overlap --nodes=1 --ntasks-per-node=1 ")
+    assert "--model Qwen/Qwen3-0.6B --data " in step and "--gpus 8 --gpu-memory-gb 80" in step
+    assert "--check-versions" in step and "ray" not in log  # nothing of Ray started
+    root, cache = site["root"], site["cache"]
+    mounts = f"{root}:{root},{cache}:{cache}"
+    if runtime == "pyxis":
+        assert (
+            f"--container-image={image} --container-mounts={mounts} --container-workdir={root} "
+            "--no-container-mount-home --container-name=rlif_4242 env -u ROCR_VISIBLE_DEVICES" in step
+        )
+    else:
+        assert "--container" not in log
+    if runtime == "apptainer":
+        assert f"apptainer exec --nv --bind {mounts} --pwd {root} {image} env -u ROCR_VISIBLE_DEVICES" in log
+    else:
+        assert "apptainer" not in log
+
+
+def test_missing_data_on_a_node_is_one_line(site, tmp_path):
+    missing = site["root"] / "verl_data" / "ifbench_300_ifeval_541_logicif_749.parquet"
+    saved = missing.read_bytes()
+    missing.unlink()
+    try:
+        proc, _ = run_job(site, "RLIF_RUNTIME=host\n", tmp_path)
+    finally:
+        missing.write_bytes(saved)
+    assert proc.returncode == 2
+    assert f": error: {missing}: no such file (download: python hf_data_download.py" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("dotenv", "message"),
+    [
+        ("RLIF_RUNTIME=docker\n", "error: RLIF_RUNTIME=docker (.env) is not one of host, pyxis, apptainer"),
+        ("RLIF_RUNTIME=pyxis\n", "error: RLIF_RUNTIME=pyxis needs RLIF_IMAGE in .env (a .sqsh/.sif file"),
+    ],
+)
+def test_runtime_settings_are_checked_first(site, tmp_path, dotenv, message):
+    proc, log = run_job(site, dotenv, tmp_path)
+    assert proc.returncode == 2 and proc.stderr.startswith(message), proc.stderr
+    assert log == ""  # before any step
+
+
+def test_gpu_scripts_run_python_only_through_the_runtime():
+    """No Python step of a GPU script bypasses on_nodes/on_head (it would run on the host under a container)."""
+    for path in sorted((REPO_ROOT / "recipe" / "rlif").glob("*.sh")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        steps = 0
+        for previous, line in zip(["", *lines], lines, strict=False):
+            if '"$PYTHON"' in line and not line.lstrip().startswith(("#", "PYTHON=")):
+                wrapped = "on_nodes" in line or "on_head" in line or previous.rstrip().endswith("-- \\")
+                assert wrapped, (path.name, line)
+                steps += 1
+        assert steps == 5, path.name  # preflight, Ray head, Ray workers, ray_wait, the driver
