@@ -27,7 +27,6 @@ from rlif.data.convert import CONVERTED_FROM, converted_from, needs_conversion
 from rlif.data.files import read_source_rows
 from rlif.data.mixtures import load_rows
 from rlif.hub.download import RemoteFile, git_blob_sha1
-from rlif.hub.settings import HubSettings
 
 MIXTURE = "if4_logicif3.parquet"
 EVAL = "ifbench_0_ifeval_2_logicif_2.parquet"
