@@ -19,8 +19,6 @@ items, so the validation set does not change when ``--count`` grows. See docs/np
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
 import json
 import logging
 import os
@@ -189,24 +187,12 @@ def read_shard(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-_PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
-
-
-def _worker_init(parent_pid: int) -> None:
-    """Make a pool worker die with the build.
-
-    Workers ignore SIGINT (Ctrl-C reaches the whole process group; the driver stops them itself, without a
-    traceback from every worker) and, on Linux, get SIGTERM when the driver dies, even by SIGKILL, which no
-    handler in the driver can see: otherwise they keep solving until their task ends and then wait forever on a
-    queue nobody reads.
-    """
+def _worker_init() -> None:
+    """Leave stopping to the driver: workers ignore SIGINT (Ctrl-C reaches the whole process group; the driver
+    then terminates them itself, without a traceback from every worker) and take SIGTERM's default action, not
+    the driver's handler (``main``) that the fork would otherwise inherit."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent_pid:  # the driver died before prctl took effect
-        os._exit(1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
@@ -228,7 +214,7 @@ def _run_local(pending: Sequence[ShardSpec], workers: int, done: Callable[[Shard
         for spec in pending:
             done(spec, build_shard(spec))
         return
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
     try:
         futures = {pool.submit(build_shard, spec): spec for spec in pending}
         for future in as_completed(futures):
