@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     validate = new(
         "validate",
         help="validate verl parquet files and print a table",
-        description="Check every row of each file (schema, ground truth, graph witnesses) and re-solve a sample "
+        description="Check every row of each file (schema, ground truth, graph witnesses) and re-solve a sample\n"
         "of the graph optima exactly. Each failing file is one error line; exit status 1 if any file fails.",
     )
     validate.add_argument("files", type=Path, nargs="+")
@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     convert = new(
         "convert",
         help="convert files in RLIF's row format (if{X}_logicif{Y}.parquet) to rlif's schema",
-        description="Convert RLIF-format parquet files with the mixture builder's converter (ground truth "
+        description="Convert RLIF-format parquet files with the mixture builder's converter (ground truth\n"
         "canonicalised, LogicIF difficulty from the complexity score), keeping every row in order, then validate.",
     )
     convert.add_argument("files", type=Path, nargs="+", help="RLIF-format parquet files")
