@@ -4,7 +4,9 @@
     python hf_data_download.py --repo-id org/data --revision v1 --include 'if1000_logicif1000.parquet'
 
 Files are downloaded into verl_data/.staging/ and moved into verl_data/ only when the whole set passes the schema
-and train/eval overlap checks, so a training job never finds a rejected file. Re-running after an interruption or
+and train/eval overlap checks, so a training job never finds a rejected file. Files in RLIF's row format (the
+group's existing data) are first converted to rlif's schema in staging, by the converter `python -m rlif.data
+mixture` uses for that format. Re-running after an interruption or
 a rejection resumes from staging; files already in verl_data/ and unchanged on the Hub are kept. Exit status 1 on a
 download or validation error (the message names the file, row and field, and where the rejected file was kept).
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from huggingface_hub.errors import HfHubHTTPError
 
+from rlif.data.cli import DefaultsHelpFormatter
 from rlif.data.download import DEFAULT_PATTERNS, download_data
 from rlif.data.summary import format_table, summary_table
 from rlif.hub.settings import load_settings, redact
@@ -24,14 +27,14 @@ from rlif.hub.settings import load_settings, redact
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--repo-id", help="dataset repo (default: HF_DATA_REPO)")
     parser.add_argument("--revision", help="branch, tag or commit (default: main)")
     parser.add_argument(
         "--include", action="append", help=f"file pattern, repeatable (default: {' '.join(DEFAULT_PATTERNS)})"
     )
-    parser.add_argument("--out-dir", type=Path, default=Path("verl_data"))
-    parser.add_argument("--env-file", type=Path, default=Path(".env"))
+    parser.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go")
+    parser.add_argument("--env-file", type=Path, default=Path(".env"), help="settings file (the environment wins)")
     return parser.parse_args(argv)
 
 
@@ -55,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
         return 1
     print(f"{repo_id} @ {result.commit}")
+    for c in result.conversions:
+        sources = ", ".join(f"{k}={v}" for k, v in sorted(c.sources.items()))
+        repeats = f"; {c.repeated} rows repeat an earlier row (kept, ids suffixed #k)" if c.repeated else ""
+        print(f"converted from RLIF's row format: {c.source.name} ({c.rows} rows: {sources}{repeats})")
     if result.summaries:
         print(summary_table(result.summaries, root=result.out_dir))
     if result.overlaps:

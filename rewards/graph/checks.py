@@ -20,6 +20,7 @@ import enum
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rewards.graph.answer import last_code_list, last_int_lists, last_name_list
 from rewards.graph.truth import Airports, GraphTruth, Molecule, NamedGraph, edit_cost
@@ -145,3 +146,43 @@ def _common_subgraph(first: Molecule, second: Molecule, left: Sequence[int], rig
         for b in range(a + 1, k)
     )
     return k if paired else INFEASIBLE
+
+
+def witness_value(truth: GraphTruth, witness: Any) -> int | None:
+    """The objective of a solution given by node ids, judged by the same feasibility checks as an answer.
+
+    The data builder stores the solver's solution beside the optimum (``extra_info.witness``), in the form the
+    solver returns it: node ids for MCP/MIS/MVC, a closed tour of ids for TSP (first == last), the atom mapping for
+    GED and ``[atom of A, atom of B]`` pairs for MCS. Running it through the answer checks proves the stored
+    optimum is reachable under exactly the rules the reward applies.
+
+    Returns:
+        The objective, or None when the witness is malformed or not a feasible solution.
+    """
+    if not isinstance(witness, list) or not all(_is_id(x) or isinstance(x, list) for x in witness):
+        return None
+    problem = truth.problem
+    try:
+        if isinstance(problem, NamedGraph):
+            value = _named_set(truth.task, problem, [problem.names[i] for i in _ids(witness, len(problem.names))])
+        elif isinstance(problem, Airports):
+            value = _tour(problem, [problem.codes[i] for i in _ids(witness, len(problem.codes))])
+        elif truth.task == "ged":
+            value = _mapping(problem[0], problem[1], _ids(witness, len(problem[1].labels)))
+        else:
+            if not all(isinstance(p, list) and len(p) == 2 for p in witness):
+                return None
+            value = _common_subgraph(problem[0], problem[1], [p[0] for p in witness], [p[1] for p in witness])
+    except (IndexError, TypeError, ValueError):
+        return None
+    return None if isinstance(value, Verdict) else value
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ids(witness: list[Any], n: int) -> list[int]:
+    if not all(_is_id(i) and 0 <= i < n for i in witness):
+        raise ValueError("witness ids out of range")
+    return witness

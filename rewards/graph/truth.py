@@ -90,11 +90,15 @@ def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None =
         ground_truth: the row's ``reward_model.ground_truth``.
         extra_info: the row's ``extra_info``; scoring does not read it, but when it carries ``task``,
             ``exact_answer``, ``optimum`` or ``instance`` (node-link JSON, as ``rlif.graphs.rows`` writes) they must
-            agree with the ground truth, so analysis that reads ``extra_info`` sees what the reward scores.
+            agree with the ground truth, so analysis that reads ``extra_info`` sees what the reward scores. A
+            ``witness`` (the solver's solution as JSON, see ``checks.witness_value``) must be feasible and reach the
+            optimum exactly: a witness that beats it proves the stored optimum wrong (the reward would pay 1.0 for
+            a suboptimal answer), one that falls short proves nothing and is as wrong.
 
     Raises:
         ValueError: malformed JSON, unknown task, bad ids/names/weights/labels, an optimum that no solution of
-            this instance can have, or ``extra_info`` disagreeing with the ground truth.
+            this instance can have, ``extra_info`` disagreeing with the ground truth, or a witness that is not a
+            feasible solution of exactly the stored optimum.
     """
     truth = parse_ground_truth(ground_truth)
     if extra_info is None:
@@ -112,6 +116,29 @@ def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None =
             same = False
         if not same:
             raise ValueError("extra_info.instance: not the ground truth's graph as a node-link JSON string")
+    if "witness" in extra_info:
+        _check_witness(truth, extra_info["witness"])
+
+
+def _check_witness(truth: GraphTruth, witness_json: Any) -> None:
+    """Judge the stored solution with the answer checks; its value must equal the stored optimum."""
+    from rewards.graph.checks import witness_value  # checks imports this module
+
+    try:
+        witness = json.loads(witness_json) if isinstance(witness_json, str) else None
+    except ValueError:
+        witness = None
+    value = None if witness is None else witness_value(truth, witness)
+    if value is None:
+        raise ValueError(f"extra_info.witness: not a feasible {truth.task} solution of this instance")
+    if value != truth.optimum:
+        better = value > truth.optimum if truth.maximise else value < truth.optimum
+        if better:
+            raise ValueError(
+                f"optimum: stored {truth.optimum}, but extra_info.witness is a feasible {truth.task} solution "
+                f"of value {value}: the stored optimum is wrong"
+            )
+        raise ValueError(f"extra_info.witness: value {value}, not the stored optimum {truth.optimum}")
 
 
 def parse_ground_truth(ground_truth: str) -> GraphTruth:

@@ -7,7 +7,8 @@ Examples::
     python -m rlif.data mixture if1000_logicif1000 --seed 0 --sources if_multi.parquet logicif_train.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out-dir verl_data
     python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.graphs.build's options
-    python -m rlif.data validate verl_data/*.parquet
+    python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
+    python -m rlif.data convert rlif_repo/if1000_logicif1000.parquet --out-dir verl_data   # RLIF's row format
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
         verl_data/ifbench_300_ifeval_541_logicif_749.parquet
 """
@@ -15,9 +16,12 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
+from rlif.data.cli import DefaultsHelpFormatter
+from rlif.data.convert import convert_rlif_file, needs_conversion
 from rlif.data.files import read_source_rows
 from rlif.data.mixtures import (
     MixtureSpec,
@@ -30,33 +34,58 @@ from rlif.data.mixtures import (
     write_mixture,
 )
 from rlif.data.schema import FileSummary, validate_parquet
-from rlif.data.summary import format_table, summary_table
+from rlif.data.summary import file_kind, format_table, summary_table
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m rlif.data", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m rlif.data", description=__doc__, formatter_class=DefaultsHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
+    new = functools.partial(sub.add_parser, formatter_class=DefaultsHelpFormatter)
 
-    mixture = sub.add_parser("mixture", help="build if{X}_logicif{Y}.parquet from IF and LogicIF source files")
+    mixture = new("mixture", help="build if{X}_logicif{Y}.parquet from IF and LogicIF source files")
     mixture.add_argument("name", help="mixture name if{X}_logicif{Y}: X IF rows and Y LogicIF rows")
     mixture.add_argument("--sources", type=Path, nargs="+", required=True, help="IF and LogicIF source files")
-    mixture.add_argument("--seed", type=int, default=0, help="seed of the draw and shuffle (default 0)")
+    mixture.add_argument("--seed", type=int, default=0, help="seed of the draw and shuffle")
     mixture.add_argument("--eval-file", type=Path, help="evaluation parquet; overlapping training rows are dropped")
-    mixture.add_argument("--out-dir", type=Path, default=Path("verl_data"))
+    mixture.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder")
 
-    evaluation = sub.add_parser("eval", help="build ifbench_{B}_ifeval_{E}_logicif_{L}.parquet")
+    evaluation = new("eval", help="build ifbench_{B}_ifeval_{E}_logicif_{L}.parquet")
     evaluation.add_argument("--ifbench", type=Path, nargs="*", default=[], help="IFBench jsonl files")
     evaluation.add_argument("--ifeval", type=Path, nargs="*", default=[], help="IFEval jsonl files")
     evaluation.add_argument("--logicif", type=Path, nargs="*", default=[], help="LogicIFEval-mini rows")
-    evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"))
+    evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder")
 
     sub.add_parser(
         "graph", add_help=False, help="build NP-graph data with exact optima (options of python -m rlif.graphs.build)"
     )
-    validate = sub.add_parser("validate", help="validate verl parquet files and print a table")
+    validate = new(
+        "validate",
+        help="validate verl parquet files and print a table",
+        description="Check every row of each file (schema, ground truth, graph witnesses) and re-solve a sample\n"
+        "of the graph optima exactly. Each failing file is one error line; exit status 1 if any file fails.",
+    )
     validate.add_argument("files", type=Path, nargs="+")
+    validate.add_argument(
+        "--resolve",
+        type=int,
+        default=100,
+        metavar="N",
+        help="graph rows per file whose optimum is re-solved exactly (all of a file with fewer; 0: none)",
+    )
+    validate.add_argument("--seed", type=int, default=0, help="seed of the re-solve sample")
 
-    overlap = sub.add_parser("overlap", help="fail if training rows occur in the evaluation file")
+    convert = new(
+        "convert",
+        help="convert files in RLIF's row format (if{X}_logicif{Y}.parquet) to rlif's schema",
+        description="Convert RLIF-format parquet files with the mixture builder's converter (ground truth\n"
+        "canonicalised, LogicIF difficulty from the complexity score), keeping every row in order, then validate.",
+    )
+    convert.add_argument("files", type=Path, nargs="+", help="RLIF-format parquet files")
+    convert.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder (same file names)")
+
+    overlap = new("overlap", help="fail if training rows occur in the evaluation file")
     overlap.add_argument("train", type=Path)
     overlap.add_argument("eval", type=Path)
     return parser
@@ -76,13 +105,52 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "eval":
             return _eval(args)
         if args.command == "validate":
-            summaries = [validate_parquet(p) for p in args.files]
-            print(summary_table(summaries))
-            return 0
+            return _validate(args.files, resolve=args.resolve, seed=args.seed)
+        if args.command == "convert":
+            return _convert(args)
         return _overlap(args)
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+
+
+def _validate(files: list[Path], *, resolve: int, seed: int) -> int:
+    """Validate each file on its own, so one bad file does not hide the state of the others."""
+    from rlif.graphs.verify import GRAPH_PREFIX, resolve_sample
+
+    if resolve < 0:
+        raise ValueError(f"--resolve must be >= 0, got {resolve}")
+    summaries: list[FileSummary] = []
+    notes: list[str] = []
+    errors: list[str] = []
+    for path in files:
+        try:
+            summary = validate_parquet(path)
+            if resolve and any(s.startswith(GRAPH_PREFIX) for s in summary.sources):
+                report = resolve_sample(path, resolve, seed)
+                notes.append(f"{path}: re-solved {report.resolved} of {report.graph_rows} graph optima (seed {seed})")
+        except ValueError as err:
+            errors.append(str(err))
+            continue
+        summaries.append(summary)
+    if summaries:
+        print(summary_table(summaries))
+    for note in notes:
+        print(note)
+    for error in errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    summaries = []
+    for path in args.files:
+        if not needs_conversion(path):
+            raise ValueError(f"{path}: not in RLIF's row format (already rlif's schema, or not a verl parquet file)")
+        split = "test" if file_kind(path) == "eval" else "train"
+        conversion = convert_rlif_file(path, args.out_dir / path.name, split=split, source_id=f"file:{path.name}")
+        summaries.append(validate_parquet(conversion.target))
+    return _print_validated(summaries)
 
 
 def _mixture(args: argparse.Namespace) -> int:

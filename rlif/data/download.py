@@ -7,6 +7,11 @@ verified). Every parquet file is then validated row by row against the verl sche
 ground-truth formats, and each mixture is checked for prompts that also occur in the evaluation file. Only when
 the whole set passes are the staged files moved into ``verl_data/`` (``os.replace``: atomic on one filesystem).
 
+Files in RLIF's verl row format (the group's existing ``if{X}_logicif{Y}.parquet`` files: no ``item_id``,
+``difficulty`` or canonical ground truth) are converted in staging by ``rlif.data.convert`` (the mixture
+builder's converter for that format) into ``.staging/.converted/``, and the converted file is what gets validated
+and moved. It records the Hub file it came from, so a re-run keeps it without fetching the original again.
+
 The set is accepted or rejected as a whole, because the overlap check is a property of the set. On rejection
 nothing moves: the downloaded files stay in staging, where a re-run resumes from them and the error names the
 file, row and field. A file already in ``verl_data/`` that is identical to the Hub's is not downloaded again but
@@ -22,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlif.data.convert import Conversion, convert_rlif_file, converted_from, needs_conversion
 from rlif.data.files import read_source_rows
 from rlif.data.mixtures import Overlap, find_overlap
 from rlif.data.schema import FileSummary, validate_parquet
@@ -34,6 +40,9 @@ DEFAULT_PATTERNS = ("if*_logicif*.parquet", "ifbench_*_ifeval_*_logicif_*.parque
 
 STAGING_DIR = ".staging"
 """Staging directory under the output directory: downloads land here and stay here until the set is accepted."""
+
+CONVERTED_DIR = ".converted"
+"""Folder under staging for converted RLIF-format files (the downloaded originals stay where the client resumes)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +73,7 @@ class DataDownload:
         overlaps: ``(mixture, eval file, overlap)`` for every mixture and evaluation file pair (empty when a file
             failed validation, since rows that do not validate are not compared).
         rejected: the files that failed, in file order; empty when the set was accepted.
+        conversions: the RLIF-format files this run converted to rlif's schema.
     """
 
     repo_id: str
@@ -75,6 +85,7 @@ class DataDownload:
     summaries: tuple[FileSummary, ...]
     overlaps: tuple[tuple[Path, Path, Overlap], ...]
     rejected: tuple[Rejection, ...]
+    conversions: tuple[Conversion, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -111,9 +122,12 @@ def download_data(
     commit, files = resolve_files(
         repo_id, repo_type="dataset", settings=settings, revision=revision, allow_patterns=allow_patterns
     )
-    # Files an earlier run accepted and the Hub still has unchanged are kept; the rest come through staging.
+    # Files an earlier run accepted and the Hub still has unchanged are kept (a converted file by the Hub blob it
+    # records, any other by its hash); the rest come through staging.
     in_place = [f for f in files if (out_dir / f.path).is_file()]
-    differs = file_problems(out_dir, in_place, desc=f"check {out_dir}") if in_place else {}
+    converted_in_place = {f.path for f in in_place if converted_from(out_dir / f.path) == f.blob_id}
+    to_hash = [f for f in in_place if f.path not in converted_in_place]
+    differs = file_problems(out_dir, to_hash, desc=f"check {out_dir}") if to_hash else {}
     fetch = [f for f in files if f not in in_place or f.path in differs]
     if fetch:
         download_repo(
@@ -127,10 +141,29 @@ def download_data(
     fetched = {f.path for f in fetch}
     location = {f.path: (staging if f.path in fetched else out_dir) / f.path for f in files}
 
-    summaries: dict[str, FileSummary] = {}
     failures: dict[str, str] = {}
+    conversions: list[Conversion] = []
+    converted = set(converted_in_place)
+    for f in fetch:
+        if f.path.endswith(".parquet") and needs_conversion(location[f.path]):
+            try:
+                conversions.append(
+                    convert_rlif_file(
+                        location[f.path],
+                        staging / CONVERTED_DIR / f.path,
+                        split="test" if file_kind(Path(f.path)) == "eval" else "train",
+                        source_id=f.blob_id,
+                    )
+                )
+            except ValueError as err:
+                failures[f.path] = str(err)
+                continue
+            location[f.path] = staging / CONVERTED_DIR / f.path
+            converted.add(f.path)
+
+    summaries: dict[str, FileSummary] = {}
     for f in files:
-        if f.path.endswith(".parquet"):
+        if f.path.endswith(".parquet") and f.path not in failures:
             try:
                 summaries[f.path] = validate_parquet(location[f.path])
             except ValueError as err:
@@ -146,16 +179,19 @@ def download_data(
                     f"{len(overlap.same_task)} LogicIF rows share a task_id with {Path(eval_path).name}\n"
                 )
 
+    rejected = []
     if failures:
-        rejected = []
-        for path, reason in failures.items():
+        for path in (f.path for f in files if f.path in failures):
+            reason = failures[path]
             if path not in fetched:  # was in out_dir: it must not stay where training would load it
-                location[path] = _move(location[path], staging / path)
+                target = staging / CONVERTED_DIR / path if path in converted else staging / path
+                location[path] = _move(location[path], target)
             rejected.append(Rejection(location[path], reason.strip()))
     else:
-        rejected = []
         for path in sorted(fetched):
             location[path] = _move(location[path], out_dir / path)
+            if path in converted:
+                (staging / path).unlink(missing_ok=True)  # the original; its conversion is in place
 
     return DataDownload(
         repo_id=repo_id,
@@ -167,6 +203,7 @@ def download_data(
         summaries=tuple(dataclasses.replace(s, path=location[p]) for p, s in summaries.items()),
         overlaps=tuple((location[m], location[e], o) for m, e, o in overlaps),
         rejected=tuple(rejected),
+        conversions=tuple(conversions),
     )
 
 

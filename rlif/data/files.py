@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rlif.data.schema import SCHEMA
+from rlif.data.schema import SCHEMA, iter_parquet_rows, one_line
 
 SOURCE_SUFFIXES = (".parquet", ".jsonl", ".json")
 """File types the builders read: parquet (HF datasets, RLIF), JSON lines (IFEval, IFBench), JSON arrays."""
@@ -30,22 +30,29 @@ def read_source_rows(path: Path) -> Iterator[dict[str, Any]]:
         path: a ``.parquet``, ``.jsonl`` or ``.json`` (a list of objects) file.
 
     Raises:
-        ValueError: unsupported suffix, a line that is not a JSON object, or a JSON file that is not a list of
-            objects (names the file and line).
+        ValueError: unsupported suffix, an unreadable file (missing, no permission, corrupt parquet data), a line
+            that is not a JSON object, or a JSON file that is not a list of objects; one line naming the file.
     """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=1024):
-            yield from batch.to_pylist()
+        yield from iter_parquet_rows(path)
     elif suffix == ".jsonl":
-        with path.open(encoding="utf-8") as handle:
-            for line_no, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                yield _json_object(line, f"{path}: line {line_no}")
+        try:
+            with path.open(encoding="utf-8") as handle:
+                for line_no, line in enumerate(handle, start=1):
+                    if not line.strip():
+                        continue
+                    yield _json_object(line, f"{path}: line {line_no}")
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path}: cannot read ({one_line(err)})") from err
     elif suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path}: cannot read ({one_line(err)})") from err
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from err
         if not isinstance(data, list):
             raise ValueError(f"{path}: expected a JSON list of row objects, got {type(data).__name__}")
         for i, item in enumerate(data):
@@ -66,12 +73,13 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     return value
 
 
-def write_rows_atomic(rows: Sequence[dict[str, Any]], path: Path) -> Path:
+def write_rows_atomic(rows: Sequence[dict[str, Any]], path: Path, *, metadata: Mapping[str, str] | None = None) -> Path:
     """Write verl rows to ``path`` with rlif's fixed schema, atomically.
 
     Args:
         rows: rows in the verl shape (see ``rlif.data.schema``); ``extra_info`` task fields may be absent.
         path: destination ``.parquet`` file; its directory is created.
+        metadata: key-value pairs stored in the parquet footer (e.g. which upstream file a conversion came from).
 
     Returns:
         ``path``.
@@ -83,6 +91,8 @@ def write_rows_atomic(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         table = pa.Table.from_pylist([_fill_extra_info(r) for r in rows], schema=SCHEMA)
+        if metadata:
+            table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in metadata.items()})
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
         raise ValueError(f"{path}: rows do not fit the rlif parquet schema ({err})") from err
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")

@@ -248,11 +248,24 @@ def _struct_has(data_type: pa.DataType, names: tuple[str, ...]) -> bool:
     return pa.types.is_struct(data_type) and all(data_type.get_field_index(n) >= 0 for n in names)
 
 
+def one_line(err: BaseException) -> str:
+    """An exception's message on one line (arrow's messages can span several), for one-line error reports."""
+    return " ".join(str(err).split()) or type(err).__name__
+
+
 def iter_parquet_rows(path: Path, batch_size: int = 1024) -> Iterator[dict[str, Any]]:
-    """Yield a parquet file's rows as plain dicts, a batch at a time, so large mixtures need little memory."""
-    parquet = pq.ParquetFile(path)
-    for batch in parquet.iter_batches(batch_size=batch_size):
-        yield from batch.to_pylist()
+    """Yield a parquet file's rows as plain dicts, a batch at a time, so large mixtures need little memory.
+
+    Raises:
+        ValueError: the file is missing or unreadable, not parquet, or a page is corrupt; one line naming the file
+            (arrow's own errors name neither the file nor, for a bad page, anything a user can act on).
+    """
+    try:
+        parquet = pq.ParquetFile(path)
+        for batch in parquet.iter_batches(batch_size=batch_size):
+            yield from batch.to_pylist()
+    except (OSError, pa.ArrowException) as err:
+        raise ValueError(f"{path}: not a readable parquet file ({one_line(err)})") from err
 
 
 def validate_parquet(path: Path, *, check_ground_truth: RowChecker | None = None) -> FileSummary:
@@ -269,14 +282,14 @@ def validate_parquet(path: Path, *, check_ground_truth: RowChecker | None = None
         Row count and per-source and per-split counts.
 
     Raises:
-        ValueError: the file cannot be read as parquet, a column has the wrong type, or a row is invalid; the
-            message names the file, the row and the field.
+        ValueError: the file cannot be read as parquet (missing, unreadable, corrupt page), a column has the wrong
+            type, a row is invalid, or the file has no rows; one line naming the file (and the row and field).
     """
     path = Path(path)
     try:
         schema = pq.read_schema(path)
     except (OSError, pa.ArrowException) as err:
-        raise ValueError(f"{path}: not a readable parquet file ({err})") from err
+        raise ValueError(f"{path}: not a readable parquet file ({one_line(err)})") from err
     validate_table_schema(schema, where=str(path))
     sources: Counter[str] = Counter()
     splits: Counter[str] = Counter()
@@ -292,4 +305,6 @@ def validate_parquet(path: Path, *, check_ground_truth: RowChecker | None = None
         sources[row["data_source"]] += 1
         splits[row["extra_info"]["split"]] += 1
         rows += 1
+    if rows == 0:
+        raise ValueError(f"{path}: 0 rows (an empty data file; a training or validation set needs at least one row)")
     return FileSummary(path=path, rows=rows, sources=dict(sources), splits=dict(splits))

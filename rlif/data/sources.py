@@ -196,6 +196,10 @@ def _from_rlif(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
             "task_id": None if task_id is None else str(task_id),
         }
         return _row(LOGICIF_SOURCE, LOGICIF_ABILITY, prompt, ground_truth, extra)
+    if isinstance(parsed, Mapping) and "instruction_ids" in parsed and "prompt" in parsed:
+        # RLIF's IF reward reads an optional copy of the prompt next to the instructions; rlif's checkers take
+        # what they need from the kwargs (``prompt_to_repeat``), and the prompt itself is the row's ``prompt``.
+        truth = {k: v for k, v in parsed.items() if k != "prompt"}
     ground_truth = _normalize_if(truth, f"{where}: field reward_model.ground_truth")
     source = raw.get("data_source") if raw.get("data_source") in IF_SOURCES else "iftrain"
     extra = {"item_id": _content_id(source, prompt[-1]["content"], ground_truth), "difficulty": 0.0}

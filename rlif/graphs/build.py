@@ -23,9 +23,11 @@ import json
 import logging
 import os
 import random
+import secrets
+import shutil
+import signal
 import socket
 import sys
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -35,13 +37,14 @@ from typing import Any
 
 from tqdm import tqdm
 
+from rlif.data.cli import DefaultsHelpFormatter
 from rlif.graphs.instance import TASKS
 from rlif.graphs.rows import item_row
 from rlif.graphs.tasks import SIZES, check_task_size, make_item
 
 logger = logging.getLogger(__name__)
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Bump when generation changes, so old shards are not mixed with new ones (it names the shard folder)."""
 
 RAY_MODES = ("off", "auto", "local")
@@ -141,17 +144,30 @@ def build_shard(spec: ShardSpec) -> list[dict[str, Any]]:
     return rows
 
 
+def _new_temp_file(folder: Path, name: str) -> Path:
+    """Create an empty, uniquely named hidden file in ``folder`` with mode ``0666`` minus the user's umask.
+
+    ``tempfile.mkstemp`` creates files ``0600`` whatever the umask, and a rename keeps the mode, so outputs meant
+    for a group's shared data folder would be readable by their owner only.
+    """
+    while True:
+        tmp = folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
+
+
 def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """Write through a temporary file in the same folder, then rename, so readers never see a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    tmp = _new_temp_file(path.parent, path.name)
     try:
-        write(Path(tmp))
+        write(tmp)
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        tmp.unlink(missing_ok=True)
 
 
 def write_shard(path: Path, rows: Sequence[dict[str, Any]]) -> None:
@@ -171,15 +187,42 @@ def read_shard(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def _worker_init() -> None:
+    """Leave stopping to the driver: workers ignore SIGINT (Ctrl-C reaches the whole process group; the driver
+    then terminates them itself, without a traceback from every worker) and take SIGTERM's default action, not
+    the driver's handler (``main``) that the fork would otherwise inherit."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued shards and end the running workers now (``shutdown`` alone waits for running tasks)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
 def _run_local(pending: Sequence[ShardSpec], workers: int, done: Callable[[ShardSpec, list], None]) -> None:
     if workers == 1:
         for spec in pending:
             done(spec, build_shard(spec))
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    try:
         futures = {pool.submit(build_shard, spec): spec for spec in pending}
         for future in as_completed(futures):
             done(futures[future], future.result())
+    except BaseException:  # SIGINT/SIGTERM (see ``main``) or a failed shard: no worker may outlive the build
+        _stop_pool(pool)
+        raise
+    pool.shutdown()
 
 
 def ray_address_record() -> Path:
@@ -350,6 +393,13 @@ def assign_levels(rows: Iterable[dict[str, Any]], levels: int) -> dict[str, list
     return ranges
 
 
+OUTPUT_PATTERNS = ("train_mixed.parquet", "train_level_*.parquet", "val_easy.parquet", "val_hard.parquet")
+"""Every data file an assembly may write; one that the current set does not contain is stale and removed."""
+MANIFEST = "manifest.json"
+ASSEMBLY_PREFIX = ".assemble-"
+"""Hidden folder in ``--out`` where one assembly writes its whole set before committing it."""
+
+
 def write_parquet(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write rows as a parquet file (nested columns become structs), atomically."""
     import pandas as pd
@@ -385,20 +435,48 @@ def assemble(config: BuildConfig, plan: Sequence[ShardSpec]) -> dict[str, Any]:
         outputs[name] = _with_index(
             [r for r in rows if r["extra_info"]["split"] == "val" and r["extra_info"]["size"] == size]
         )
-    files: dict[str, dict[str, int]] = {}
-    for name, file_rows in outputs.items():
-        if file_rows:
-            write_parquet(config.out / name, file_rows)
-            files[name] = dict(sorted(Counter(r["extra_info"]["task"] for r in file_rows).items()))
-    manifest = {
-        "generator_version": GENERATOR_VERSION,
-        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()},
-        "files": files,
-        "level_difficulty_ranges": ranges,
-    }
-    text = json.dumps(manifest, indent=2) + "\n"
-    _atomic_write(config.out / "manifest.json", lambda tmp: tmp.write_text(text))
+    for stale in config.out.glob(f"{ASSEMBLY_PREFIX}*"):  # left by an assembly that was killed
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = config.out / f"{ASSEMBLY_PREFIX}{os.getpid()}"
+    staging.mkdir(parents=True, exist_ok=True)
+    try:
+        files: dict[str, dict[str, int]] = {}
+        for name, file_rows in outputs.items():
+            if file_rows:
+                write_parquet(staging / name, file_rows)
+                files[name] = dict(sorted(Counter(r["extra_info"]["task"] for r in file_rows).items()))
+        manifest = {
+            "generator_version": GENERATOR_VERSION,
+            "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()},
+            "files": files,
+            "level_difficulty_ranges": ranges,
+        }
+        text = json.dumps(manifest, indent=2) + "\n"
+        _atomic_write(staging / MANIFEST, lambda tmp: tmp.write_text(text))
+        commit_outputs(staging, config.out, list(files))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return json.loads(text)
+
+
+def commit_outputs(staging: Path, out: Path, names: Sequence[str]) -> None:
+    """Move a fully written set of outputs from ``staging`` into ``out``: manifest out first, back in last.
+
+    Several files cannot be renamed in one step, so the manifest marks a complete set: the old one is removed
+    before the first new file lands and the new one is renamed in after the last, once stale files of an earlier
+    configuration (e.g. ``train_level_7`` after ``--levels 5``) are gone. A build stopped in between leaves a
+    folder with no manifest, never new data files beside the old manifest; running it again completes the set
+    (every shard is kept, so that takes seconds).
+    """
+    (out / MANIFEST).unlink(missing_ok=True)
+    for name in names:
+        os.replace(staging / name, out / name)
+    keep = set(names)
+    for pattern in OUTPUT_PATTERNS:
+        for old in out.glob(pattern):
+            if old.name not in keep:
+                old.unlink()
+    os.replace(staging / MANIFEST, out / MANIFEST)
 
 
 def build(config: BuildConfig) -> dict[str, Any]:
@@ -419,10 +497,12 @@ def _csv(choices: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
 
 def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     """Parse the command line into a ``BuildConfig``."""
-    parser = argparse.ArgumentParser(prog="python -m rlif.graphs.build", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m rlif.graphs.build", description=__doc__.split("\n")[0], formatter_class=DefaultsHelpFormatter
+    )
     parser.add_argument("--out", type=Path, required=True, help="output folder")
-    parser.add_argument("--tasks", type=_csv(TASKS), default=TASKS, help="comma-separated, default all six")
-    parser.add_argument("--sizes", type=_csv(SIZES), default=SIZES, help="comma-separated: small,large")
+    parser.add_argument("--tasks", type=_csv(TASKS), default=TASKS, help="comma-separated tasks")
+    parser.add_argument("--sizes", type=_csv(SIZES), default=SIZES, help="comma-separated sizes (small = easy)")
     amount = parser.add_mutually_exclusive_group(required=True)
     amount.add_argument("--count", type=int, help="training items per task and size")
     amount.add_argument(
@@ -430,13 +510,15 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     )
     parser.add_argument("--val-per-size", type=int, default=50, help="validation items per task and size")
     parser.add_argument("--levels", type=int, default=5, help="curriculum levels")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local worker processes")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of every item")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="local worker processes (this machine's cores)"
+    )
     parser.add_argument(
         "--ray",
         choices=RAY_MODES,
         default=DEFAULT_RAY_MODE,
-        help="auto (default): a reachable Ray cluster (RAY_ADDRESS or `ray start`), else local processes; "
+        help="auto: a reachable Ray cluster (RAY_ADDRESS or `ray start`), else local processes; "
         "off: local processes; local: a private Ray instance",
     )
     parser.add_argument("--shard-size", type=int, default=32, help="items per shard file")
@@ -447,27 +529,49 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
         if args.volume <= 0 or args.volume % cells:
             parser.error(f"--volume {args.volume} must be a positive multiple of tasks x sizes = {cells}")
         count = args.volume // cells
-    return BuildConfig(
-        out=args.out,
-        tasks=args.tasks,
-        sizes=args.sizes,
-        count=count,
-        val_per_size=args.val_per_size,
-        levels=args.levels,
-        seed=args.seed,
-        workers=args.workers,
-        ray=args.ray,
-        shard_size=args.shard_size,
-    )
+    try:
+        return BuildConfig(
+            out=args.out,
+            tasks=args.tasks,
+            sizes=args.sizes,
+            count=count,
+            val_per_size=args.val_per_size,
+            levels=args.levels,
+            seed=args.seed,
+            workers=args.workers,
+            ray=args.ray,
+            shard_size=args.shard_size,
+        )
+    except ValueError as err:
+        parser.error(str(err))
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM (``kill``, Slurm's ``scancel``) unwinds like Ctrl-C, so the pool's workers are stopped too."""
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point."""
+    """Command-line entry point; exit status 130 when stopped by SIGINT or SIGTERM (finished shards are kept)."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     config = parse_args(argv)
-    manifest = build(config)
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        manifest = build(config)
+    except KeyboardInterrupt:
+        print(
+            f"stopped: finished shards are kept in {config.shard_dir}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     for name, counts in manifest["files"].items():
         print(f"{config.out / name}: {sum(counts.values())} rows {counts}")
+    print(f"manifest: {config.out / MANIFEST}")
     return 0
 
 

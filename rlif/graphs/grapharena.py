@@ -153,12 +153,14 @@ def import_rows(path: Path, task: str, size: str) -> list[dict[str, Any]]:
     check_task_size(task, size)
     rows = []
     for k, loaded in enumerate(load_grapharena(path, task)):
-        optimum = solve(task, loaded.instance).optimum
-        if loaded.exact_answer is not None and loaded.exact_answer != optimum:
-            raise ValueError(f"{path}: record {k}: exact_answer {loaded.exact_answer} != exact optimum {optimum}")
-        item = SolvedItem(
-            task, size, f"{task}-{size}-grapharena-{k}", loaded.instance, user_message(task, loaded.instance), optimum
-        )
+        solution = solve(task, loaded.instance)
+        if loaded.exact_answer is not None and loaded.exact_answer != solution.optimum:
+            raise ValueError(
+                f"{path}: record {k}: exact_answer {loaded.exact_answer} != exact optimum {solution.optimum}"
+            )
+        prompt = user_message(task, loaded.instance)
+        item_id = f"{task}-{size}-grapharena-{k}"
+        item = SolvedItem(task, size, item_id, loaded.instance, prompt, solution.optimum, solution.witness)
         row = item_row(item, "val")
         row["extra_info"]["index"] = k
         row["extra_info"]["level"] = 0

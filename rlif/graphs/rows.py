@@ -7,7 +7,7 @@ One row per instance, verl's RL dataset layout::
     ability       "graph_reasoning"
     reward_model  {"style": "rule", "ground_truth": <canonical JSON of {"task", "graph", "optimum"}>}
     extra_info    {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer",
-                   "instance", "optimum"}
+                   "instance", "optimum", "witness"}
 
 ``index`` and ``level`` depend on the whole data set (file position, curriculum rank), so ``item_row`` leaves
 them unset (-1) and the builder fills them in when it writes the files.
@@ -17,6 +17,11 @@ ground truth holds, so analysis and samplers can read a row's instance and optim
 reward reads only ``reward_model.ground_truth``. ``instance`` is a string, not a nested struct, because the
 instance shapes differ per task (one graph, or a list of two for GED/MCS) and parquet needs one column type per
 file. ``exact_answer`` (NPG-Muse's name) equals ``optimum``.
+
+``witness`` is the solver's solution attaining the optimum, as a canonical JSON string (node ids for MCP/MIS/MVC,
+a closed tour of ids for TSP, the atom mapping for GED, ``[atom of A, atom of B]`` pairs for MCS; one string
+column for all tasks). Validation runs it through the reward's answer checks (``rewards.graph.checks``), so a
+stored optimum that is unreachable, or beaten by its own witness, is caught without solving again.
 """
 
 from __future__ import annotations
@@ -32,6 +37,15 @@ ABILITY = "graph_reasoning"
 def data_source(task: str) -> str:
     """The row's ``data_source`` for a task (``graph/tsp``, ...), which the reward router dispatches on."""
     return f"graph/{task}"
+
+
+def witness_json(witness: tuple) -> str:
+    """The solver's witness as canonical JSON: tuples become lists, numpy-style integers plain ints."""
+
+    def plain(value: object) -> object:
+        return [plain(v) for v in value] if isinstance(value, tuple | list) else int(value)  # type: ignore[call-overload]
+
+    return canonical_json(plain(witness))
 
 
 def item_row(item: SolvedItem, split: str) -> dict[str, Any]:
@@ -59,5 +73,6 @@ def item_row(item: SolvedItem, split: str) -> dict[str, Any]:
             "exact_answer": item.optimum,
             "instance": canonical_json(to_node_link(item.task, item.instance)),
             "optimum": item.optimum,
+            "witness": witness_json(item.witness),
         },
     }

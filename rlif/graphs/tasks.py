@@ -38,7 +38,11 @@ _MAX_REDRAWS = 100
 
 @dataclass(frozen=True)
 class SolvedItem:
-    """One generated instance with everything a row needs."""
+    """One generated instance with everything a row needs.
+
+    ``witness`` is the solver's solution attaining ``optimum`` (``rlif.graphs.exact.Solution``), stored in the row
+    so validation can prove the optimum is reachable without solving again.
+    """
 
     task: str
     size: str
@@ -46,6 +50,7 @@ class SolvedItem:
     instance: Instance
     prompt: str
     optimum: int
+    witness: tuple
 
 
 def check_task_size(task: str, size: str) -> None:
@@ -97,8 +102,9 @@ def make_item(task: str, size: str, seed: int, index: int) -> SolvedItem:
         prompt = user_message(task, instance)
         if len(prompt) > MAX_PROMPT_CHARS:
             continue
-        optimum = solve(task, instance).optimum
-        if task == "mvc" and optimum < MIN_VERTEX_COVER:
+        solution = solve(task, instance)
+        if task == "mvc" and solution.optimum < MIN_VERTEX_COVER:
             continue
-        return SolvedItem(task, size, f"{task}-{size}-{seed}-{index}", instance, prompt, optimum)
+        item_id = f"{task}-{size}-{seed}-{index}"
+        return SolvedItem(task, size, item_id, instance, prompt, solution.optimum, solution.witness)
     raise ValueError(f"{task}-{size}-{seed}-{index}: no acceptable instance in {_MAX_REDRAWS} draws")

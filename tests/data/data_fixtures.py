@@ -71,3 +71,51 @@ def head_jsonl(source: Path, target: Path, n: int) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("".join(lines), encoding="utf-8")
     return target
+
+
+def rlif_format_if_row(i: int, source: str = "iftrain") -> dict[str, Any]:
+    """A row in RLIF's verl format for IF (test fixture): ground truth ``{"instruction_ids", "kwargs", "prompt"}``
+    as a JSON string, kwargs null-padded, ``extra_info`` without rlif's ``item_id``/``difficulty``."""
+    text = f"(test fixture {i}) Describe the number {i} in at least 5 words, without any commas."
+    truth = {
+        "instruction_ids": ["punctuation:no_comma", "length_constraints:number_words"],
+        "kwargs": [None, {"relation": "at least", "num_words": 5.0, "num_sentences": None}],
+        "prompt": text,
+    }
+    return {
+        "data_source": source,
+        "prompt": [{"role": "user", "content": text}],
+        "ability": "instruction_following",
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(truth)},
+        "extra_info": {"split": "train", "index": i, "complexity_score": None},
+    }
+
+
+def rlif_format_logicif_row(task: int, case: int, source: str = "logicif") -> dict[str, Any]:
+    """A LogicIF row in RLIF's verl format (test fixture): ground truth ``{"task_id", "code_output"}``, the
+    complexity score in ``extra_info.complexity_score`` (what RLIF's curriculum samplers read)."""
+    raw = logicif_fixture_row(task, case)
+    truth = {"task_id": raw["task_id"], "code_output": raw["code_output"]}
+    return {
+        "data_source": source,
+        "prompt": [{"role": "user", "content": raw["instruction"]}],
+        "ability": "logic_instruction_following",
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(truth)},
+        "extra_info": {"split": "train", "index": case, "complexity_score": 10.0 + task + case / 2},
+    }
+
+
+def write_rlif_format_parquet(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write rows the way RLIF's files were written (pandas, arrow's inferred schema), not with rlif's schema."""
+    import pandas as pd
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    columns = ["data_source", "prompt", "ability", "reward_model", "extra_info"]
+    pd.DataFrame(rows, columns=columns).to_parquet(path, index=False)
+    return path
+
+
+def read_first_jsonl(path: Path, n: int) -> list[dict[str, Any]]:
+    """The first ``n`` rows of a jsonl file."""
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line, _ in zip(handle, range(n), strict=False)]

@@ -26,7 +26,19 @@ from rlif.graphs.instance import parse_ground_truth
 
 TASKS = ("mcp", "tsp", "mcs")
 ROW_KEYS = {"data_source", "prompt", "ability", "reward_model", "extra_info"}
-INFO_KEYS = {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer", "instance", "optimum"}
+INFO_KEYS = {
+    "split",
+    "index",
+    "item_id",
+    "task",
+    "difficulty",
+    "size",
+    "level",
+    "exact_answer",
+    "instance",
+    "optimum",
+    "witness",
+}
 
 
 def _config(out, **overrides):
