@@ -114,5 +114,6 @@ def _row(raw: Mapping[str, Any], where: str) -> EvalRow:
     try:
         check_row(source, ground_truth, present)
     except ValueError as err:
-        raise ValueError(f"{where}: field reward_model.ground_truth: {err}") from err
+        field = "" if str(err).startswith("reward_model.ground_truth") else "field reward_model.ground_truth: "
+        raise ValueError(f"{where}: {field}{err}") from err
     return EvalRow(item_id, source, users[-1]["content"], ground_truth, present, where)

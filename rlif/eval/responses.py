@@ -68,7 +68,8 @@ def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:
             samples.append(Sample(row, response, counts[row.item_id], line_number))
             counts[row.item_id] += 1
     if errors:
-        more = f" (and {len(errors) - 1} more failing lines)" if len(errors) > 1 else ""
+        more = len(errors) - 1
+        more = f" (and {more} more failing line{'s' if more > 1 else ''})" if more else ""
         raise ValueError(errors[0] + more)
     if not samples:
         raise ValueError(f"{path}: no responses")
