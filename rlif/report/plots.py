@@ -91,10 +91,13 @@ def write_pngs(figures: Sequence[Figure], directory: Path) -> list[Path]:
 
 
 def _draw(pyplot: Any, panel: Panel, keys: Sequence[str], runs: Sequence[Run]) -> tuple[str, bytes]:
+    from matplotlib.ticker import MaxNLocator
+
     columns = min(3, len(keys))
     rows = math.ceil(len(keys) / columns)
     fig, axes = pyplot.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False)
     colors = pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
+    drawstyle = "steps-post" if panel.slug == "curriculum" else "default"  # a level holds until the next unlock
     for index, key in enumerate(keys):
         axis = axes[index // columns][index % columns]
         for number, run in enumerate(runs):
@@ -109,18 +112,25 @@ def _draw(pyplot: Any, panel: Panel, keys: Sequence[str], runs: Sequence[Run]) -
                     marker="o" if sparse else None,
                     markersize=3,
                     linewidth=1.2,
+                    drawstyle=drawstyle,
                 )
         axis.set_title(key, fontsize=9)
         axis.set_xlabel("step", fontsize=8)
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.tick_params(labelsize=7)
         axis.grid(alpha=0.3)
     for index in range(len(keys), rows * columns):
         axes[index // columns][index % columns].set_visible(False)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
-    fig.suptitle(panel.title, fontsize=11, y=1.06 if handles else 1.0)
+    fig.suptitle(panel.title, fontsize=11)
     fig.tight_layout()
+    legend: dict[str, Any] = {}  # every run once, even one missing from the first chart
+    for axis in axes.flat:
+        for handle, label in zip(*axis.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    if legend:
+        fig.legend(
+            list(legend.values()), list(legend), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False
+        )
     svg_buffer, png_buffer = io.StringIO(), io.BytesIO()
     fig.savefig(svg_buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     fig.savefig(png_buffer, format="png", dpi=150, bbox_inches="tight")
