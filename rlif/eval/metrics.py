@@ -37,8 +37,15 @@ IF_METRICS = ("prompt_level_strict_acc", "inst_level_strict_acc", "prompt_level_
 LOGICIF_METRICS = ("both_acc", "output_acc", "stats_acc", "question_both_acc", "question_output_acc",
                    "question_stats_acc")  # fmt: skip
 GRAPH_METRICS = ("feasible_rate", "optimal_rate", "mean_quality_ratio", "hallucination_rate", "missing_rate")
+LOWER_IS_BETTER = ("hallucination_rate", "missing_rate", "think_unclosed_rate", "reward_errors")
+"""Metric names (the part of a flat key after the source, before any group) for which smaller values win."""
 UNKNOWN_GROUP = "unknown"
 """Group name of records that lack the grouping field (a LogicIF row without ``difficulty_level``)."""
+
+
+def lower_is_better(key: str) -> bool:
+    """Whether smaller values of the flat metric ``key`` (``graph/tsp/missing_rate/small``) are better."""
+    return any(f"/{name}" in f"/{key}" for name in LOWER_IS_BETTER)
 
 
 def compute_metrics(records: Iterable[Record]) -> dict[str, Any]:

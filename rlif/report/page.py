@@ -1,8 +1,8 @@
 """The report page: self-contained HTML (inline CSS and SVG, no scripts, nothing fetched when viewed).
 
-Tables mark the best run per metric. Higher is better except for the rates of failures listed in
-``LOWER_IS_BETTER``; a row is marked only when at least two runs have a value, ties are all marked, and the
-``best`` column gives the winner's margin over the runner-up, the number an ablation decision rests on.
+Tables mark the best run per metric. Higher is better except for the failure rates listed in
+``rlif.eval.metrics.LOWER_IS_BETTER``; a row is marked only when at least two runs have a value, ties are all
+marked, and the ``best`` column gives the winner's margin over the runner-up, the number an ablation decision rests on.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from rlif.eval.metrics import lower_is_better
 from rlif.report.plots import Figure
 from rlif.report.runs import Run
-
-LOWER_IS_BETTER = ("hallucination_rate", "missing_rate", "think_unclosed_rate", "reward_errors")
-"""Metric names (the last part of a flat key, before any group) for which smaller values win."""
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1300px; color: #222; }
@@ -57,11 +55,6 @@ def validation_columns(runs: Sequence[Run]) -> list[Column]:
         if last:
             columns.append(Column(run.name, last))
     return columns
-
-
-def lower_is_better(key: str) -> bool:
-    """Whether smaller values of the flat metric ``key`` win."""
-    return any(f"/{name}" in f"/{key}" for name in LOWER_IS_BETTER)
 
 
 def best_of(key: str, columns: Sequence[Column]) -> tuple[set[int], str]:
