@@ -4,8 +4,9 @@ A responses file is JSON lines; each line carries ``response`` (the model's text
 names its evaluation row by ``id`` (the row's ``extra_info.item_id``) or by ``prompt`` (the text of the row's last
 user message). Prompts match exactly, or else after stripping surrounding whitespace, as the official IFBench
 evaluation matches responses to prompts. Several lines naming the same row are samples of that prompt (pass@k),
-numbered in file order. Anything that does not match is an error naming the line: a response scored against the
-wrong row would silently corrupt every metric.
+numbered in file order. lm-evaluation-harness sample files (``--log_samples``: ``doc``, ``resps``) are read as
+they are, matched by the document's prompt. Anything that does not match is an error naming the line: a response
+scored against the wrong row would silently corrupt every metric.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def _match(
         raise ValueError(f"not valid JSON ({err.msg})") from None
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    if "response" not in record and "resps" in record:
+        record = _from_lm_eval(record)
     response = record.get("response")
     if not isinstance(response, str):
         raise ValueError(f"field response: must be a string, got {type(response).__name__}")
@@ -107,6 +110,17 @@ def _match(
         ids = ", ".join(row.item_id for row in candidates[:3])
         raise ValueError(f"field prompt: {len(candidates)} evaluation rows share this prompt ({ids}); name it by id")
     return candidates[0], response
+
+
+def _from_lm_eval(record: dict) -> dict:
+    """An lm-evaluation-harness ``--log_samples`` line as ``{"prompt", "response"}``: the first response of
+    ``resps`` (lm-eval keeps one generation per request) answering ``doc["prompt"]``."""
+    resps, doc = record["resps"], record.get("doc")
+    if not (isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]):
+        raise ValueError("field resps: expected lm-eval's list of lists of responses")
+    if not isinstance(doc, dict) or not isinstance(doc.get("prompt"), str):
+        raise ValueError("field doc.prompt: an lm-eval sample line needs its document's prompt text")
+    return {"prompt": doc["prompt"], "response": resps[0][0]}
 
 
 def _preview(text: str, limit: int = 60) -> str:

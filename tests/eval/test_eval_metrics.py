@@ -133,3 +133,15 @@ def test_if_per_instruction_verdicts_are_in_every_sample(tmp_path: Path) -> None
         {"id": "punctuation:no_comma", "strict": False, "loose": False},
         {"id": "change_case:english_lowercase", "strict": False, "loose": False},
     ]
+
+
+def test_lm_eval_sample_lines_are_read_as_they_are(tmp_path: Path) -> None:
+    raw = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+    rows = [verl_row("ifeval", "ifeval:7", "No commas please.", normalize_ground_truth(raw, where="test"))]
+    doc = {"key": 7, "prompt": "No commas please.", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+    lines = [
+        {"doc_id": 0, "doc": doc, "resps": [["Fine then"]], "filtered_resps": ["Fine then"], "filter": "none"},
+        {"doc_id": 0, "doc": doc, "resps": [["Fine, then"]], "filtered_resps": ["Fine, then"], "filter": "none"},
+    ]
+    ifeval = _score(tmp_path, rows, lines)["sources"]["ifeval"]
+    assert ifeval["samples"] == 2 and ifeval["prompt_level_strict_acc"] == 0.5
