@@ -472,11 +472,13 @@ def check_link(run: RunSpec, entry: Mapping[str, Any], earlier: Sequence[RunSpec
 
 
 def _dotted_keys(mapping: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The dotted paths of the values a mapping sets (its leaves; a mapping only groups keys)."""
     keys: list[tuple[str, ...]] = []
     for key, value in mapping.items():
-        keys.append((*prefix, key))
-        if isinstance(value, Mapping):
+        if isinstance(value, Mapping) and value:
             keys += _dotted_keys(value, (*prefix, key))
+        else:
+            keys.append((*prefix, key))
     return keys
 
 
