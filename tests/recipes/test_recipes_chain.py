@@ -127,7 +127,8 @@ BASE = "defaults: {train_files: [x.parquet]}\nruns:\n  - {name: a, stage: s1, de
     ("entry", "message"),
     [
         (  # a sibling of the taken key is the run's own
-            "from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n    reward: {manager: remote}",
+            "from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n"
+            "    reward: {manager: remote}",
             "",
         ),
         (

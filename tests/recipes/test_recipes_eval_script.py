@@ -166,7 +166,8 @@ def job(tmp_path, matrix):
             "SLURM_JOB_NODELIST": "n1",
             "RLIF_PYTHON": str(bin_dir / "python"),
         }
-        proc = subprocess.run(["bash", str(script), *args], env=env, capture_output=True, text=True, timeout=60)
+        command = ["bash", str(script), *args]
+        proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
         text = log.read_text(encoding="utf-8") if log.exists() else ""
         log.unlink(missing_ok=True)
         return proc, text
