@@ -2,4 +2,5 @@
 
 import rewards.graph
 import rewards.instruction_following
-import rewards.logicif  # noqa: F401
+import rewards.logicif
+import rewards.math_answers  # noqa: F401

@@ -251,6 +251,35 @@ def check_slurm(run: RunSpec) -> list[Problem]:
     return problems
 
 
+def check_eval(run: RunSpec) -> list[Problem]:
+    """The evaluation job's settings (CPU-mode runs have none): sample count, Slurm values, and a tensor-parallel
+    size that vLLM accepts and the GPU memory holds (``rlif.recipes.eval_script.plan_eval``)."""
+    from rlif.recipes.eval_script import job_resources, plan_eval
+
+    if run.cpu_mode:
+        return []
+    e = run.eval
+    problems: list[Problem] = []
+    if e.n < 1:
+        problems.append(Problem(run.name, "eval.n", f"{e.n} samples per prompt; at least 1"))
+    if e.max_response_length < 0 or e.tp < 0:
+        problems.append(Problem(run.name, "eval", "max_response_length and tp must be >= 0 (0: from the run)"))
+    if not 0 < e.gpu_memory_utilization <= 1:
+        problems.append(Problem(run.name, "eval.gpu_memory_utilization", f"{e.gpu_memory_utilization} not in (0, 1]"))
+    if not _SLURM_TIME.match(e.time):
+        problems.append(Problem(run.name, "eval.time", f"{e.time!r} is not D-HH:MM:SS / HH:MM:SS / MM"))
+    if e.cpus_per_gpu < 1:
+        problems.append(Problem(run.name, "eval.cpus_per_gpu", f"{e.cpus_per_gpu}; at least 1"))
+    if problems:
+        return problems
+    try:
+        job_resources(run, plan_eval(run))
+    except ValueError as err:
+        key = "eval.mem_per_gpu" if "mem_per_gpu" in str(err) else "eval.tp"
+        problems.append(Problem(run.name, key, str(err)))
+    return problems
+
+
 def check_run(run: RunSpec, overrides: list[Override]) -> list[Problem]:
     """Every static check of one run.
 
@@ -272,4 +301,5 @@ def check_run(run: RunSpec, overrides: list[Override]) -> list[Problem]:
         + check_sampler(run)
         + check_batches(run, nnodes, gpus)
         + check_slurm(run)
+        + check_eval(run)
     )

@@ -1,4 +1,5 @@
-"""Command line of ``generate_train_recipes.py``: list, select, validate, write and optionally submit runs."""
+"""Command line of ``generate_train_recipes.py``: list, select, resolve the ablation chain, validate, write and
+optionally submit runs (training, then its evaluation with ``--dependency=afterok``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from rlif.recipes.chained import ChainRefusedError, resolve_selection
 from rlif.recipes.checks import GenerationError
 from rlif.recipes.generate import (
     PREFLIGHT_KEYS,
@@ -29,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (separate so tests and docs can inspect it)."""
     parser = argparse.ArgumentParser(
         prog="generate_train_recipes.py",
-        description="Validate the runs of recipe/matrix.yaml against verl 0.9.1 and write recipe/rlif/<run>.sh.",
+        description="Validate the runs of recipe/matrix.yaml against verl 0.9.1 and write recipe/rlif/<run>.sh "
+        "(training) and recipe/rlif/eval/<run>.sh (its evaluation).",
     )
     parser.add_argument("--matrix", type=Path, default=REPO_ROOT / "recipe" / "matrix.yaml")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "recipe" / "rlif", help="output directory")
@@ -58,7 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not check that each run's data files exist and validate and its model is in the Hub cache",
     )
-    parser.add_argument("--submit", action="store_true", help="sbatch each written script")
+    parser.add_argument(
+        "--eval-root",
+        type=Path,
+        default=REPO_ROOT / "eval",
+        help="evaluation results (<run>/<step>/metrics.json) that resolve the ablation chain (default: eval/)",
+    )
+    parser.add_argument(
+        "--submit",
+        action="store_true",
+        help="sbatch each training script, then its evaluation script with --dependency=afterok on it",
+    )
     return parser
 
 
@@ -70,35 +83,47 @@ def list_table(runs: Sequence[RunSpec]) -> Table:
         table.add_column(column)
     for run in runs:
         reward = ",".join(f"{k}={v}" for k, v in run.reward.kwargs.items()) or "default"
+        taken = run.from_winner.take if run.from_winner else ()
+
+        def cell(key: str, text: str, taken: tuple[str, ...] = taken) -> str:
+            winner = any(key == t or key.startswith(t + ".") or t.startswith(key + ".") for t in taken)
+            return "(winner's)" if winner else text
+
         table.add_row(
             run.name,
             run.stage,
-            run.model if not run.cpu_mode else "(cpu demo)",
-            "yes" if run.think else "no",
-            ", ".join(Path(f).name for f in run.train_files) or "(cpu demo)",
-            run.sampler.name,
-            reward,
+            cell("model", run.model if not run.cpu_mode else "(cpu demo)"),
+            cell("think", "yes" if run.think else "no"),
+            cell("train_files", ", ".join(Path(f).name for f in run.train_files) or "(cpu demo)"),
+            cell("sampler.name", run.sampler.name),
+            cell("reward.kwargs", reward),
             f"{run.slurm.nodes} x {run.slurm.gpus_per_node}",
+        )
+    chained = [run for run in runs if run.from_winner]
+    if chained:
+        table.caption = "; ".join(
+            dict.fromkeys(f"stage {run.stage}: {run.from_winner.describe()}" for run in chained if run.from_winner)
         )
     return table
 
 
 def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
     """What was written (or would be, in a dry run), with the run planner's figures for each run."""
+    from rlif.recipes.eval_script import plan_eval
     from rlif.recipes.planner import plan_run, requeues
 
     title = "validated (dry run, nothing written)" if dry_run else "written"
     table = Table(title=f"{title}; planner estimates, docs/run-planning.md")
     table.add_column("script", no_wrap=True)
     for column in (
-        "nodes x GPUs", "steps", "epochs", "tokens/step", "peak GiB/GPU", "step", "GPU-h", "time limit",
+        "nodes x GPUs", "steps", "epochs", "tokens/step", "peak GiB/GPU", "step", "GPU-h", "time limit", "eval GPUs",
     ):  # fmt: skip
         table.add_column(column)
     for item in written:
         run = item.run
         script = str(item.path.relative_to(REPO_ROOT) if item.path.is_relative_to(REPO_ROOT) else item.path)
         if run.cpu_mode:
-            table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 7)
+            table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 8)
             continue
         plan = plan_run(run, REPO_ROOT)
         gpu_hours, n_requeues = plan.gpu_hours(), requeues(plan, run.slurm.time)
@@ -115,6 +140,7 @@ def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
             f"{plan.step_seconds / 60:.1f} min",
             "?" if gpu_hours is None else f"{gpu_hours:,.0f}",
             limit,
+            f"{plan_eval(run).tp} (TP), n={run.eval.n}",
         )
     return table
 
@@ -127,15 +153,42 @@ def select_runs(matrix: Matrix, args: argparse.Namespace) -> list[RunSpec]:
     return runs
 
 
+def sbatch(arguments: Sequence[str]) -> tuple[str | None, str]:
+    """``sbatch --parsable ARGS`` from the repository root: (job id or None on failure, sbatch's message)."""
+    proc = subprocess.run(
+        ["sbatch", "--parsable", *arguments], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
+    output = (proc.stdout + proc.stderr).strip()
+    job_id = proc.stdout.strip().split(";")[0] if proc.returncode == 0 else ""
+    return (job_id if job_id.isdigit() else None), output
+
+
 def submit(written: Sequence[Written], console: Console) -> int:
-    """``sbatch`` each script from the repository root; returns the number of failures."""
+    """Submit each training script, then its evaluation script held until training ends well
+    (``--dependency=afterok:<job>``); returns the number of failed submissions."""
     (REPO_ROOT / "log").mkdir(exist_ok=True)
     failures = 0
     for item in written:
-        proc = subprocess.run(["sbatch", str(item.path)], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
-        output = (proc.stdout + proc.stderr).strip()
-        console.print(f"{item.run.name}: {output}")
-        failures += proc.returncode != 0
+        job_id, output = sbatch([str(item.path)])
+        if job_id is None:
+            console.print(f"{item.run.name}: training not submitted: {output}", highlight=False)
+            failures += 1
+            continue
+        if item.eval_path is None:
+            console.print(f"{item.run.name}: training job {job_id}", highlight=False)
+            continue
+        eval_id, output = sbatch([f"--dependency=afterok:{job_id}", str(item.eval_path)])
+        if eval_id is None:
+            console.print(
+                f"{item.run.name}: training job {job_id}; evaluation not submitted: {output} "
+                f"(later: sbatch --dependency=afterok:{job_id} {item.eval_path.relative_to(REPO_ROOT)})"
+                if item.eval_path.is_relative_to(REPO_ROOT)
+                else f"{item.run.name}: training job {job_id}; evaluation not submitted: {output}",
+                highlight=False,
+            )
+            failures += 1
+            continue
+        console.print(f"{item.run.name}: training job {job_id}, evaluation job {eval_id} after it (afterok)")
     return failures
 
 
@@ -157,6 +210,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         console.print(list_table(runs))
         return 0
+    chain_notes: dict[str, str] = {}
+    if not args.cpu_mode:
+        try:
+            outcome = resolve_selection(matrix, runs, args.eval_root, explicit=bool(args.runs or args.stage))
+        except ChainRefusedError as err:
+            for line in str(err).splitlines():
+                console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
+            console.print(
+                "evaluate those runs first (recipe/rlif/eval/<run>.sh writes eval/<run>/<step>/metrics.json; "
+                "docs/evaluation.md), or point --eval-root at their results",
+                highlight=False,
+                soft_wrap=True,
+            )
+            return 1
+        except ValueError as err:
+            console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
+            return 1
+        for line in outcome.resolved:
+            console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
+        for line in outcome.skipped:
+            console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
+        runs, chain_notes = outcome.runs, outcome.notes
     try:
         site = site_from_env(args.env_file, args.partition, args.account, args.nodes, args.gpu_memory_gb)
     except ValueError as err:
@@ -169,7 +244,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         preflight_env = None if args.skip_preflight else preflight_environment(args.env_file)
-        written = generate(runs, args.out, verl_python, dry_run=args.dry_run, preflight_env=preflight_env)
+        written = generate(
+            runs, args.out, verl_python, dry_run=args.dry_run, preflight_env=preflight_env, chain_notes=chain_notes
+        )
     except GenerationError as err:
         console.print(str(err), highlight=False, markup=False, soft_wrap=True)
         if any(p.key in PREFLIGHT_KEYS for p in err.problems):

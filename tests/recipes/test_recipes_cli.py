@@ -38,7 +38,8 @@ def test_write_with_site_settings(tmp_path):
     args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--env-file", str(env_file)]
     assert main([*args, "--nodes", "2", "--account", "other"]) == 0
     # another node count is another run: its own script, checkpoint directory and wandb run
-    assert [p.name for p in out.iterdir()] == [f"{SMOKE}_2n.sh"]
+    assert sorted(p.name for p in out.iterdir()) == ["eval", f"{SMOKE}_2n.sh"]
+    assert [p.name for p in (out / "eval").iterdir()] == [f"{SMOKE}_2n.sh"]
     text = (out / f"{SMOKE}_2n.sh").read_text(encoding="utf-8")
     assert "#SBATCH --partition=gpu\n" in text and "#SBATCH --account=other\n" in text
     assert "#SBATCH --nodes=2\n" in text and "'trainer.nnodes=2'" not in text and "trainer.nnodes=2" in text
@@ -49,13 +50,13 @@ def test_write_with_site_settings(tmp_path):
 def test_same_node_count_keeps_the_run_name(tmp_path):
     out = tmp_path / "out"
     assert main(["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--nodes", "1"]) == 0
-    assert [p.name for p in out.iterdir()] == [f"{SMOKE}.sh"]
+    assert sorted(p.name for p in out.iterdir()) == ["eval", f"{SMOKE}.sh"]
 
 
 def test_cpu_mode_flag_writes_a_cpu_variant(tmp_path):
     out = tmp_path / "out"
     assert main(["--run", SMOKE, "--cpu-mode", "--skip-verl-check", "--skip-preflight", "--out", str(out)]) == 0
-    assert [p.name for p in out.iterdir()] == [f"{SMOKE}_cpu.sh"]
+    assert [p.name for p in out.iterdir()] == [f"{SMOKE}_cpu.sh"]  # the CPU test variant has no evaluation job
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from rlif.recipes.eval_script import render_eval_script
 from rlif.recipes.generate import REPO_ROOT
 from rlif.recipes.matrix import load_matrix
 from rlif.recipes.overrides import build_overrides
@@ -57,21 +58,26 @@ def test_pinned_shellcheck_version():
 
 
 def test_every_rendered_script_is_clean(tmp_path):
-    """Every run of the matrix, in GPU and CPU mode, with all three runtimes in one script."""
+    """Every run of the matrix, in GPU and CPU mode, with all three runtimes in one script, and the evaluation
+    script of every GPU run (a chained run's header line included)."""
     matrix = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml")
     env = make_environment()
     paths = []
     for run in [*matrix.runs, *(matrix.in_cpu_mode(r) for r in matrix.select())]:
         path = tmp_path / f"{run.name}.sh"
-        path.write_text(render_script(run, build_overrides(run), env), encoding="utf-8")
+        path.write_text(render_script(run, build_overrides(run), env, "x wins stage y"), encoding="utf-8")
         paths.append(path)
+        if not run.cpu_mode:
+            path = tmp_path / f"{run.name}_eval.sh"
+            path.write_text(render_eval_script(run, env, "x wins stage y"), encoding="utf-8")
+            paths.append(path)
     proc = shellcheck(paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_repository_shell_scripts_are_clean():
-    paths = sorted((REPO_ROOT / "scripts").glob("*.sh")) + sorted((REPO_ROOT / "recipe" / "rlif").glob("*.sh"))
-    assert len(paths) > 5
+    paths = sorted((REPO_ROOT / "scripts").glob("*.sh")) + sorted((REPO_ROOT / "recipe" / "rlif").glob("**/*.sh"))
+    assert len(paths) > 5 and any(p.parent.name == "eval" for p in paths)
     proc = shellcheck(paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -87,5 +93,9 @@ def test_generation_needs_no_shellcheck(tmp_path):
     command += ["--skip-verl-check", "--skip-preflight", "--env-file", str(tmp_path / ".env")]
     proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert [p.name for p in out.iterdir()] == ["slurm_qwen06b_think_if1000_logicif1000_grpo.sh"]
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*.sh"))
+    assert written == [
+        "eval/slurm_qwen06b_think_if1000_logicif1000_grpo.sh",
+        "slurm_qwen06b_think_if1000_logicif1000_grpo.sh",
+    ]
     assert "shellcheck" not in proc.stdout + proc.stderr

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rlif.recipes.matrix import load_matrix
+from rlif.recipes.matrix import WinnerSpec, load_matrix
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 
@@ -59,19 +59,29 @@ def test_stage2_names_and_policies(matrix):
     assert "interval_decay" not in runs["stage2_qwen17b_think_ema_rewardCurriculum"].sampler.params
 
 
-def test_graph_ablations_cover_volume_rewards_curriculum_and_models(matrix):
-    runs = by_stage(matrix, "graph")
-    volumes = {r.train_files[0] for r in runs if r.reward.kwargs["graph_reward"] == "binary"}
-    assert {f"verl_data/graph/6np_{v}/train_mixed.parquet" for v in (45000, 60000, 90000)} <= volumes
-    assert {r.reward.kwargs["graph_reward"] for r in runs} == {
-        "binary",
+def test_graph_ablations_are_a_chain_volume_sampling_reward_base(matrix):
+    """Volume -> mixed vs curriculum at the best volume -> reward variants on the best so far -> base models."""
+    volume = by_stage(matrix, "graph_volume")
+    assert {r.train_files[0] for r in volume} == {
+        f"verl_data/graph/6np_{v}/train_mixed.parquet" for v in (45000, 60000, 90000)
+    }
+    assert all(r.reward.kwargs["graph_reward"] == "binary" and r.from_winner is None for r in volume)
+    sampling, reward, base = (by_stage(matrix, s) for s in ("graph_sampling", "graph_reward", "graph_base"))
+    assert {r.sampler.name for r in sampling} == {"reward_curriculum", "staged_curriculum"}
+    assert {r.reward.kwargs["graph_reward"] for r in reward} == {
         "binary_format",
         "binary_format_repeat",
         "ratio_quality_format_repeat",
         "complicated",
     }
-    assert any(r.sampler.name == "reward_curriculum" for r in runs)
-    assert len({r.model for r in runs}) >= 4
+    assert len({r.model for r in base}) == 4
+    metric = "graph/optimal_rate"
+    for runs, stages, take in (
+        (sampling, ("graph_volume",), ("train_files",)),
+        (reward, ("graph_volume", "graph_sampling"), ("train_files", "sampler")),
+        (base, ("graph_volume", "graph_sampling", "graph_reward"), ("train_files", "sampler", "reward")),
+    ):
+        assert all(r.from_winner == WinnerSpec(stages, metric, take) for r in runs), runs[0].name
 
 
 def test_smoke_run_and_default_selection(matrix):

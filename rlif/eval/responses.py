@@ -1,0 +1,128 @@
+"""Responses from anywhere (another harness, an API, a colleague's run) matched to the evaluation rows they answer.
+
+A responses file is JSON lines; each line carries ``response`` (the model's text, thinking included if any) and
+names its evaluation row by ``id`` (the row's ``extra_info.item_id``) or by ``prompt`` (the text of the row's last
+user message). Prompts match exactly, or else after stripping surrounding whitespace, as the official IFBench
+evaluation matches responses to prompts. Several lines naming the same row are samples of that prompt (pass@k),
+numbered in file order. lm-evaluation-harness sample files (``--log_samples``: ``doc``, ``resps``) are read as
+they are, matched by the document's prompt. Anything that does not match is an error naming the line: a response
+scored against the wrong row would silently corrupt every metric.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlif.eval.eval_rows import EvalRow
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One response to one evaluation row.
+
+    Attributes:
+        row: the evaluation row it answers.
+        response: the model's text.
+        sample: its number among the row's samples (0, 1, ... in file order).
+        line: its line in the responses file (1-based).
+    """
+
+    row: EvalRow
+    response: str
+    sample: int
+    line: int
+
+
+def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:
+    """Match every line of ``path`` to its evaluation row.
+
+    Raises:
+        ValueError: the file is missing, a line is not a JSON object, lacks a string ``response``, names no row
+            (neither ``id`` nor ``prompt``), names a row that does not exist, or gives a prompt that several rows
+            share; one line, naming the file and line (and how many more lines fail, if any).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: responses file not found")
+    by_id = {row.item_id: row for row in rows}
+    by_prompt: dict[str, list[EvalRow]] = defaultdict(list)
+    by_stripped: dict[str, list[EvalRow]] = defaultdict(list)
+    for row in rows:
+        by_prompt[row.prompt].append(row)
+        by_stripped[row.prompt.strip()].append(row)
+    samples: list[Sample] = []
+    counts: dict[str, int] = defaultdict(int)
+    errors: list[str] = []
+    with path.open(encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row, response = _match(line, by_id, by_prompt, by_stripped)
+            except ValueError as err:
+                errors.append(f"{path}: line {line_number}: {err}")
+                continue
+            samples.append(Sample(row, response, counts[row.item_id], line_number))
+            counts[row.item_id] += 1
+    if errors:
+        more = len(errors) - 1
+        more = f" (and {more} more failing line{'s' if more > 1 else ''})" if more else ""
+        raise ValueError(errors[0] + more)
+    if not samples:
+        raise ValueError(f"{path}: no responses")
+    return samples
+
+
+def _match(
+    line: str,
+    by_id: dict[str, EvalRow],
+    by_prompt: dict[str, list[EvalRow]],
+    by_stripped: dict[str, list[EvalRow]],
+) -> tuple[EvalRow, str]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"not valid JSON ({err.msg})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    if "response" not in record and "resps" in record:
+        record = _from_lm_eval(record)
+    response = record.get("response")
+    if not isinstance(response, str):
+        raise ValueError(f"field response: must be a string, got {type(response).__name__}")
+    if record.get("id") is not None:
+        item_id = str(record["id"])
+        if item_id not in by_id:
+            example = next(iter(by_id), "")
+            raise ValueError(f"field id: no evaluation row has item_id {item_id!r} (ids look like {example!r})")
+        return by_id[item_id], response
+    prompt = record.get("prompt")
+    if not isinstance(prompt, str):
+        raise ValueError("names no evaluation row: give id (the row's extra_info.item_id) or prompt (its text)")
+    candidates = by_prompt.get(prompt) or by_stripped.get(prompt.strip()) or []
+    if not candidates:
+        raise ValueError(f"field prompt: no evaluation row has this prompt ({_preview(prompt)})")
+    if len(candidates) > 1:
+        ids = ", ".join(row.item_id for row in candidates[:3])
+        raise ValueError(f"field prompt: {len(candidates)} evaluation rows share this prompt ({ids}); name it by id")
+    return candidates[0], response
+
+
+def _from_lm_eval(record: dict) -> dict:
+    """An lm-evaluation-harness ``--log_samples`` line as ``{"prompt", "response"}``: the first response of
+    ``resps`` (lm-eval keeps one generation per request) answering ``doc["prompt"]``."""
+    resps, doc = record["resps"], record.get("doc")
+    if not (isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]):
+        raise ValueError("field resps: expected lm-eval's list of lists of responses")
+    if not isinstance(doc, dict) or not isinstance(doc.get("prompt"), str):
+        raise ValueError("field doc.prompt: an lm-eval sample line needs its document's prompt text")
+    return {"prompt": doc["prompt"], "response": resps[0][0]}
+
+
+def _preview(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "...")

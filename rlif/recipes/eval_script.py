@@ -1,0 +1,153 @@
+"""The evaluation job of a run: ``recipe/rlif/eval/<run>.sh``, one node, vLLM tensor parallel sized to the model.
+
+The script evaluates the run's newest complete checkpoint (or a given step; step 0 is the initial model) on the
+run's evaluation files with its validation sampling, n samples per prompt, and writes ``eval/<run>/<step>/``, where
+the report and the ablation chain (``rlif.eval.chain.latest_results``) read it. It asks only for the GPUs its
+tensor-parallel group needs: a model that fits one GPU evaluates on one GPU, leaving the rest of the node to others.
+
+Tensor parallelism follows vLLM's constraints and memory: the attention heads must divide by TP (vLLM refuses the
+model otherwise), and one GPU must hold the weights' share, vLLM's activation peak and the KV cache of one prompt's
+n samples at full length (so no prompt's group is ever preempted) within ``eval.gpu_memory_utilization``. The
+smallest such TP wins: TP 1 for every model of 8B or less on 80 GB GPUs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+
+import jinja2
+
+from rlif.recipes.matrix import RunSpec
+from rlif.recipes.planner import GIB, VLLM_ACTIVATION_GIB, ModelShape, model_shape
+
+EVAL_TEMPLATE = "slurm_eval.sh.j2"
+EVAL_SUBDIR = "eval"
+"""Evaluation scripts go to ``<out>/eval/<run>.sh``, beside the training scripts."""
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """What the evaluation job asks for.
+
+    Attributes:
+        tp: vLLM tensor-parallel size (= GPUs of the job).
+        max_tokens: generation limit per sample.
+        max_model_len: prompt + generation limit (vLLM's context).
+        need_gib: planned memory of one GPU inside vLLM's share (weights, activations, KV of one prompt's samples).
+        share_gib: vLLM's share of one GPU.
+    """
+
+    tp: int
+    max_tokens: int
+    max_model_len: int
+    need_gib: float
+    share_gib: float
+
+
+def tp_problem(shape: ModelShape, tp: int) -> str:
+    """Why vLLM cannot split ``shape`` over ``tp`` GPUs (empty when it can): attention heads must divide by TP, and
+    KV heads must divide by it or be replicated evenly (TP a multiple of them)."""
+    if shape.heads % tp:
+        return f"{tp} does not divide the {shape.heads} attention heads"
+    if shape.kv_heads % tp and tp % shape.kv_heads:
+        return f"{tp} and the {shape.kv_heads} KV heads must divide one another"
+    return ""
+
+
+def gpu_need_gib(shape: ModelShape, tp: int, n: int, max_model_len: int) -> float:
+    """GiB one GPU needs inside vLLM's share: bf16 weights over TP, the activation peak, and KV for n sequences of
+    ``max_model_len`` tokens."""
+    weights = 2 * shape.params / tp
+    kv = n * max_model_len * shape.kv_bytes_per_token(tp)
+    return (weights + kv) / GIB + VLLM_ACTIVATION_GIB
+
+
+def plan_eval(run: RunSpec) -> EvalPlan:
+    """The tensor-parallel size and lengths of ``run``'s evaluation job.
+
+    Raises:
+        ValueError: no TP up to ``slurm.gpus_per_node`` fits (or the matrix's ``eval.tp`` does not), naming the
+            model, the memory and the settings that change it; or the model's shape is unknown.
+    """
+    e = run.eval
+    shape = model_shape(run.model)
+    max_tokens = e.max_response_length or run.train.max_response_length
+    max_model_len = run.train.max_prompt_length + max_tokens
+    share = e.gpu_memory_utilization * run.slurm.gpu_memory_gb
+    gpus = run.slurm.gpus_per_node
+    candidates = [e.tp] if e.tp else [tp for tp in range(1, gpus + 1) if gpus % tp == 0]
+    reasons = []
+    for tp in candidates:
+        if tp > gpus or tp < 1:
+            reasons.append(f"TP {tp} is not between 1 and the {gpus} GPUs of a node")
+            continue
+        problem = tp_problem(shape, tp)
+        if problem:
+            reasons.append(f"TP {problem}")
+            continue
+        need = gpu_need_gib(shape, tp, e.n, max_model_len)
+        if need <= share:
+            return EvalPlan(tp, max_tokens, max_model_len, need, share)
+        reasons.append(f"TP {tp} needs {need:.1f} GiB")
+    raise ValueError(
+        f"{run.model} does not fit vLLM's {share:.1f} GiB share of a {run.slurm.gpu_memory_gb:g} GiB GPU for "
+        f"{e.n} samples of {max_model_len} tokens ({'; '.join(reasons)}); lower eval.n or eval.max_response_length, "
+        "or raise eval.gpu_memory_utilization"
+    )
+
+
+def eval_command(run: RunSpec, plan: EvalPlan) -> list[str]:
+    """The arguments of ``python -m rlif.eval`` in the job, as bash words (shell variables of the script left to
+    bash: ``$MODEL_TO_EVAL`` is the checkpoint or model directory, ``EVAL_FILES`` the files, ``$OUT_DIR`` the
+    output directory). The one place that knows the generation command's options."""
+    sampling = run.val_sampling
+    words = [
+        "run",
+        '--model "$MODEL_TO_EVAL"',
+        '--eval-file "${EVAL_FILES[@]}"',
+        '--out "$OUT_DIR"',
+        f"--n {run.eval.n}",
+        f"--temperature {sampling.temperature!r}",
+        f"--top-p {sampling.top_p!r}",
+        f"--top-k {sampling.top_k}",
+        f"--max-tokens {plan.max_tokens}",
+        f"--max-model-len {plan.max_model_len}",
+        f"--tensor-parallel-size {plan.tp}",
+        f"--gpu-memory-utilization {run.eval.gpu_memory_utilization!r}",
+        "--thinking" if run.think else "--no-thinking",
+    ]
+    for name, value in run.reward.kwargs.items():
+        words.append(f"--reward-option {shlex.quote(f'{name}={json.dumps(value)}')}")
+    return words
+
+
+def job_resources(run: RunSpec, plan: EvalPlan) -> dict[str, str | int]:
+    """``--gpus-per-node``, ``--cpus-per-task`` and ``--mem`` of the job: per-GPU amounts times TP."""
+    match = re.fullmatch(r"(\d+)([KMGT]?)", run.eval.mem_per_gpu)
+    if match is None:
+        raise ValueError(f"eval.mem_per_gpu {run.eval.mem_per_gpu!r} is not a Slurm memory size such as 128G")
+    mem = f"{int(match.group(1)) * plan.tp}{match.group(2)}"
+    return {"gpus": plan.tp, "cpus": run.eval.cpus_per_gpu * plan.tp, "mem": mem}
+
+
+def render_eval_script(run: RunSpec, env: jinja2.Environment, chain_note: str = "") -> str:
+    """The evaluation sbatch script of ``run`` (site settings applied; ``chain_note`` as for ``render_script``).
+
+    Raises:
+        ValueError: the plan or the job's resources are invalid (see ``plan_eval``).
+    """
+    plan = plan_eval(run)
+    return env.get_template(EVAL_TEMPLATE).render(
+        run=run,
+        slurm=run.slurm,
+        plan=plan,
+        resources=job_resources(run, plan),
+        eval_files=list(run.eval_files),
+        eval_args=eval_command(run, plan),
+        sampling=run.val_sampling,
+        job="eval",
+        chain_note=chain_note,
+    )

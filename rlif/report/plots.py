@@ -1,0 +1,152 @@
+"""The report's plots: one figure per panel (reward per source, sampler weights, curriculum levels, response
+length, KL, validation), one small chart per metric key, one line per run.
+
+Figures are drawn with matplotlib's Agg backend (no display needed on a cluster node) and kept twice: as inline SVG
+for the page (text stays text, so the page is searchable and small) and as PNG files for papers.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rlif.report.runs import Run
+
+MAX_CHARTS = 12
+"""Charts per panel; a panel with more keys shows the first ones in name order and says how many it left out."""
+MISSING_MATPLOTLIB = "the report needs matplotlib: pip install 'matplotlib>=3.8'"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A group of related per-step metrics shown together."""
+
+    slug: str
+    title: str
+    selects: Callable[[str], bool]
+
+
+PANELS = (
+    Panel(
+        "reward",
+        "Reward per source",
+        lambda k: k == "critic/score/mean" or (k.startswith("train/") and k.endswith("/reward_mean")),
+    ),
+    Panel("sampler-weights", "Sampler weights per source", lambda k: k.startswith("sampler/weight/")),
+    Panel("curriculum", "Curriculum: newest unlocked interval per source", lambda k: k.startswith("sampler/level/")),
+    Panel("response-length", "Response length", lambda k: k in ("response_length/mean", "response_length/clip_ratio")),
+    Panel("kl", "KL", lambda k: k in ("actor/kl_loss", "actor/ppo_kl")),
+    Panel("validation", "Validation metrics", lambda k: k.startswith("val-core/")),
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One rendered panel."""
+
+    panel: Panel
+    keys: tuple[str, ...]
+    omitted: int
+    svg: str
+    png: bytes
+
+
+def render_panels(runs: Sequence[Run]) -> list[Figure]:
+    """Every panel some run has data for, rendered.
+
+    Raises:
+        ValueError: matplotlib is not installed (``MISSING_MATPLOTLIB``).
+    """
+    pyplot = _pyplot()
+    all_keys = set().union(*(run.keys() for run in runs)) if runs else set()
+    figures = []
+    for panel in PANELS:
+        keys = sorted(k for k in all_keys if panel.selects(k))
+        if keys:
+            shown = keys[:MAX_CHARTS]
+            svg, png = _draw(pyplot, panel, shown, runs)
+            figures.append(Figure(panel, tuple(shown), len(keys) - len(shown), svg, png))
+    return figures
+
+
+def write_pngs(figures: Sequence[Figure], directory: Path) -> list[Path]:
+    """Write each figure as ``<directory>/<slug>.png`` atomically; return the paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for figure in figures:
+        path = directory / f"{figure.panel.slug}.png"
+        partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        try:
+            partial.write_bytes(figure.png)
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
+        paths.append(path)
+    return paths
+
+
+def _draw(pyplot: Any, panel: Panel, keys: Sequence[str], runs: Sequence[Run]) -> tuple[str, bytes]:
+    from matplotlib.ticker import MaxNLocator
+
+    columns = min(3, len(keys))
+    rows = math.ceil(len(keys) / columns)
+    fig, axes = pyplot.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False)
+    colors = pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
+    drawstyle = "steps-post" if panel.slug == "curriculum" else "default"  # a level holds until the next unlock
+    for index, key in enumerate(keys):
+        axis = axes[index // columns][index % columns]
+        for number, run in enumerate(runs):
+            steps, values = run.series(key)
+            if steps:
+                sparse = len(steps) < 0.5 * max(len(run.steps), 1)  # validation: a point every test_freq steps
+                axis.plot(
+                    steps,
+                    values,
+                    label=run.name,
+                    color=colors[number % len(colors)],
+                    marker="o" if sparse else None,
+                    markersize=3,
+                    linewidth=1.2,
+                    drawstyle=drawstyle,
+                )
+        axis.set_title(key, fontsize=9)
+        axis.set_xlabel("step", fontsize=8)
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axis.tick_params(labelsize=7)
+        axis.grid(alpha=0.3)
+    for index in range(len(keys), rows * columns):
+        axes[index // columns][index % columns].set_visible(False)
+    fig.suptitle(panel.title, fontsize=11)
+    fig.tight_layout()
+    legend: dict[str, Any] = {}  # every run once, even one missing from the first chart
+    for axis in axes.flat:
+        for handle, label in zip(*axis.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    if legend:
+        fig.legend(
+            list(legend.values()), list(legend), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False
+        )
+    svg_buffer, png_buffer = io.StringIO(), io.BytesIO()
+    fig.savefig(svg_buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(png_buffer, format="png", dpi=150, bbox_inches="tight")
+    pyplot.close(fig)
+    svg = svg_buffer.getvalue()
+    return svg[svg.index("<svg") :], png_buffer.getvalue()
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError(MISSING_MATPLOTLIB) from None
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["svg.hashsalt"] = "rlif-report"  # stable element ids: the same data gives the same page
+    from matplotlib import pyplot
+
+    return pyplot

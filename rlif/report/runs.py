@@ -1,0 +1,149 @@
+"""What a report compares: each run's per-step training metrics and its evaluation results.
+
+A run is given as a directory, a file, or ``NAME=PATH`` to name it:
+
+- per-step metrics are verl's file-logger JSON lines (``{"step": s, "data": {key: value}}``), as the Slurm scripts
+  write them (``metrics.<job>.<restart>.jsonl`` in the checkpoint directory, one file per requeued attempt) and the
+  CPU demo writes them (``log/metrics_phase<k>.jsonl``). Files are read in name order and a later file's value of
+  a step wins, so a resumed attempt that re-logs a step replaces the first attempt's value.
+- evaluation results are ``metrics.json`` files written by ``python -m rlif.eval score``; a directory named by a
+  number above one (``eval/<run>/<step>/metrics.json``) gives its step.
+
+A directory contributes every such file below it. Every error names the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TRAINING_GLOB = "metrics*.jsonl"
+EVAL_FILE = "metrics.json"
+
+
+@dataclass
+class EvalResult:
+    """One evaluation of a run: flat metrics (``rlif.eval.metrics.flatten``) and the step, when known."""
+
+    path: Path
+    step: int | None
+    metrics: dict[str, float]
+
+
+@dataclass
+class Run:
+    """One run's data.
+
+    Attributes:
+        name: the label in plots and tables.
+        steps: step -> {metric key: value}, merged over the run's metrics files.
+        evals: its evaluation results, by step (unknown steps last).
+        sources: the files read.
+    """
+
+    name: str
+    steps: dict[int, dict[str, float]] = field(default_factory=dict)
+    evals: list[EvalResult] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)
+
+    def series(self, key: str) -> tuple[list[int], list[float]]:
+        """``(steps, values)`` of one metric, in step order, skipping steps that did not log it."""
+        points = [(s, v[key]) for s, v in sorted(self.steps.items()) if key in v and math.isfinite(v[key])]
+        return [s for s, _ in points], [v for _, v in points]
+
+    def keys(self) -> set[str]:
+        """Every per-step metric key the run logged."""
+        return {key for values in self.steps.values() for key in values}
+
+
+def load_runs(specs: Sequence[str]) -> list[Run]:
+    """Read every run given on the command line, in order.
+
+    Raises:
+        ValueError: a path does not exist, holds no metrics, a line or file is malformed, or two runs share a
+            name (one line naming the path, line or name).
+    """
+    runs = [load_run(spec) for spec in specs]
+    names = [run.name for run in runs]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"two runs are named {duplicates[0]!r}: name them with NAME=PATH")
+    return runs
+
+
+def load_run(spec: str) -> Run:
+    """One run from ``PATH`` or ``NAME=PATH`` (see the module docstring)."""
+    name, sep, text = spec.partition("=")
+    path = Path(text if sep else spec)
+    if not path.exists():
+        raise ValueError(f"{path}: no such run directory or metrics file")
+    if path.is_dir():
+        training = sorted(path.rglob(TRAINING_GLOB))
+        evals = sorted(path.rglob(EVAL_FILE))
+        default_name = path.resolve().name
+    elif path.name.endswith(".jsonl"):
+        training, evals = [path], []
+        default_name = path.resolve().parent.name
+    elif path.suffix == ".json":
+        training, evals = [], [path]
+        default_name = _run_dir_of_eval(path).name
+    else:
+        raise ValueError(f"{path}: expected a run directory, a metrics .jsonl or an evaluation metrics.json")
+    if not training and not evals:
+        raise ValueError(f"{path}: no per-step metrics ({TRAINING_GLOB}) and no evaluation results ({EVAL_FILE}) found")
+    run = Run(name=name if sep else default_name)
+    for file in training:
+        _read_training(file, run.steps)
+        run.sources.append(file)
+    for file in evals:
+        run.evals.append(_read_eval(file))
+        run.sources.append(file)
+    run.evals.sort(key=lambda result: (result.step is None, result.step or 0, str(result.path)))
+    return run
+
+
+def _read_training(path: Path, steps: dict[int, dict[str, float]]) -> None:
+    with path.open(encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}: line {line_number}"
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("data"), Mapping):
+                raise ValueError(f'{where}: expected {{"step": <int>, "data": {{...}}}} (verl file logger)')
+            step = entry.get("step")
+            if isinstance(step, bool) or not isinstance(step, int | float) or step != int(step):
+                raise ValueError(f"{where}: field step: must be an integer, got {step!r}")
+            numbers = {k: float(v) for k, v in entry["data"].items() if _is_number(v)}
+            steps.setdefault(int(step), {}).update(numbers)
+
+
+def _read_eval(path: Path) -> EvalResult:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON ({err.msg})") from None
+    metrics = document.get("metrics") if isinstance(document, Mapping) else None
+    if not isinstance(metrics, Mapping):
+        raise ValueError(f"{path}: no 'metrics' object: not an evaluation result of python -m rlif.eval")
+    step = next((int(p.name) for p in path.parents if p.name.isdigit()), None)
+    return EvalResult(path, step, {k: float(v) for k, v in metrics.items() if _is_number(v)})
+
+
+def _run_dir_of_eval(path: Path) -> Path:
+    """The run's directory for an evaluation file: above any numbered step directory."""
+    parent = path.resolve().parent
+    while parent.name.isdigit() and parent.parent != parent:
+        parent = parent.parent
+    return parent
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,203 @@
+"""The ablation chain through the generator: winners from synthetic eval/<run>/<step>/metrics.json trees, the margin
+line, skipped and refused stages while results are missing, and from_winner syntax errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rlif.recipes.cli import main
+from rlif.recipes.generate import REPO_ROOT
+
+V45, V60, V90 = (f"graph_qwen17b_think_6np{v}_binary" for v in (45000, 60000, 90000))
+CURRICULUM, STAGED = "graph_qwen17b_think_curriculum", "graph_qwen17b_think_staged"
+REWARDS = [
+    "graph_qwen17b_think_binary_format",
+    "graph_qwen17b_think_binary_format_repeat",
+    "graph_qwen17b_think_ratio_quality_format_repeat",
+    "graph_qwen17b_think_complicated",
+]
+COMMON = ["--skip-verl-check", "--skip-preflight"]
+
+
+def write_result(root: Path, run: str, step: int, value: float) -> None:
+    directory = root / run / str(step)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "metrics.json").write_text(
+        json.dumps({"metrics": {"graph/optimal_rate": value, "graph/feasible_rate": 0.9}}), encoding="utf-8"
+    )
+
+
+def generate(tmp_path: Path, eval_root: Path, *selection: str) -> tuple[int, Path]:
+    out = tmp_path / "out"
+    code = main([*selection, *COMMON, "--out", str(out), "--eval-root", str(eval_root)])
+    return code, out
+
+
+def test_the_best_volume_feeds_the_sampling_stage(tmp_path, capsys):
+    eval_root = tmp_path / "eval"
+    write_result(eval_root, V45, 500, 0.31)
+    write_result(eval_root, V60, 100, 0.50)  # an older step of the 60000 run is better ...
+    write_result(eval_root, V60, 500, 0.35)  # ... but its newest evaluation counts
+    write_result(eval_root, V90, 500, 0.342)
+    code, out = generate(tmp_path, eval_root, "--stage", "graph_sampling")
+    assert code == 0
+    line = (
+        f"stage graph_sampling: {V60} wins stage graph_volume with the highest graph/optimal_rate = 0.3500, "
+        f"ahead of {V90} (0.3420) by 0.0080"
+    )
+    assert f"chain: {line}" in capsys.readouterr().out
+    for name in (CURRICULUM, STAGED):
+        text = (out / f"{name}.sh").read_text(encoding="utf-8")
+        assert f"# Settings from the ablation chain: {line}\n" in text
+        assert 'TRAIN_FILES="[${RLIF_ROOT}/verl_data/graph/6np_60000/train_mixed.parquet]"' in text
+        assert "6np_45000/train_mixed" not in text
+        assert (out / "eval" / f"{name}.sh").is_file()
+    assert sorted(p.name for p in out.glob("*.sh")) == [f"{CURRICULUM}.sh", f"{STAGED}.sh"]
+
+
+def test_missing_results_refuse_a_named_stage(tmp_path, capsys):
+    eval_root = tmp_path / "eval"
+    write_result(eval_root, V45, 500, 0.31)
+    (eval_root / V90 / "500").mkdir(parents=True)
+    (eval_root / V90 / "500" / "metrics.json").write_text('{"metrics": {"graph/feasible_rate": 0.8}}', "utf-8")
+    code, out = generate(tmp_path, eval_root, "--stage", "graph_sampling")
+    assert code == 1 and not out.exists()
+    text = capsys.readouterr().out
+    assert (
+        "error: stage graph_sampling cannot choose from stage graph_volume by graph/optimal_rate: missing results "
+        f"for {V60} (not evaluated), {V90} (no graph/optimal_rate)\n"
+    ) in text
+    assert "evaluate those runs first" in text
+
+
+def test_a_later_stage_lists_the_unresolved_runs_before_it(tmp_path, capsys):
+    eval_root = tmp_path / "eval"
+    for run, value in ((V45, 0.3), (V60, 0.4), (V90, 0.2)):
+        write_result(eval_root, run, 500, value)
+    code, _ = generate(tmp_path, eval_root, "--run", REWARDS[0])
+    assert code == 1
+    assert (
+        "error: stage graph_reward cannot choose from stage graph_volume + graph_sampling by graph/optimal_rate: "
+        f"missing results for {CURRICULUM} (not evaluated), {STAGED} (not evaluated)"
+    ) in capsys.readouterr().out
+
+
+def test_default_generation_skips_waiting_stages_and_writes_the_rest(tmp_path, capsys):
+    code, out = generate(tmp_path, tmp_path / "no-results")
+    assert code == 0
+    text = capsys.readouterr().out
+    skipped = [line for line in text.splitlines() if line.startswith("chain: skipped ")]
+    assert len(skipped) == 3  # graph_sampling, graph_reward, graph_base: one line each
+    assert skipped[0].startswith(f"chain: skipped {CURRICULUM}, {STAGED}: stage graph_sampling cannot choose")
+    written = {p.stem for p in out.glob("*.sh")}
+    assert {V45, V60, V90, "slurm_qwen8b_think_if80000_grpo"} <= written
+    assert not written & {CURRICULUM, STAGED, *REWARDS, "graph_qwen8b_think_best"}
+
+
+def test_the_whole_chain_resolves_in_order(tmp_path, capsys):
+    eval_root = tmp_path / "eval"
+    for run, value in ((V45, 0.30), (V60, 0.40), (V90, 0.20), (CURRICULUM, 0.45), (STAGED, 0.41)):
+        write_result(eval_root, run, 500, value)
+    for run, value in zip(REWARDS, (0.44, 0.47, 0.43, 0.40), strict=True):
+        write_result(eval_root, run, 500, value)
+    code, out = generate(tmp_path, eval_root, "--stage", "graph_base")
+    assert code == 0
+    text = capsys.readouterr().out
+    assert (
+        f"chain: stage graph_base: {REWARDS[1]} wins stage graph_volume + graph_sampling + graph_reward with the "
+        f"highest graph/optimal_rate = 0.4700, ahead of {CURRICULUM} (0.4500) by 0.0200"
+    ) in text
+    script = (out / "graph_qwen8b_think_best.sh").read_text(encoding="utf-8")
+    # the winner's data (the 60000 volume through the curriculum run), sampler and reward
+    assert "6np_60000/train_mixed.parquet" in script
+    assert "+data.rlif_sampler.name=reward_curriculum" in script
+    assert "+reward.custom_reward_function.reward_kwargs.graph_reward=binary_format_repeat" in script
+    assert "reward.reward_manager.name=remote" in script
+
+
+# ---- syntax --------------------------------------------------------------------------------------------------------
+
+BASE = "defaults: {train_files: [x.parquet]}\nruns:\n  - {name: a, stage: s1, description: d}\n"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (  # a sibling of the taken key is the run's own
+            "from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n"
+            "    reward: {manager: remote}",
+            "",
+        ),
+        (
+            "from_winner: {stage: s1, metric: m/acc}",
+            "from_winner: missing key(s) ['take']; expected stage, metric, take",
+        ),
+        (
+            "from_winner: {stage: s1, metric: m/acc, take: [train_files], by: max}",
+            "from_winner: unknown key(s) ['by']",
+        ),
+        ("from_winner: {stage: s9, metric: m/acc, take: [train_files]}", "no run before this one has stage 's9'"),
+        ("from_winner: {stage: s2, metric: m/acc, take: [train_files]}", "'s2' is the run's own stage"),
+        ("from_winner: {stage: [], metric: m/acc, take: [train_files]}", "from_winner.stage must be a stage name"),
+        ("from_winner: {stage: s1, metric: 3, take: [train_files]}", "from_winner.metric must be a flat metric key"),
+        ("from_winner: {stage: s1, metric: m/acc, take: []}", "from_winner.take must be a non-empty list"),
+        ("from_winner: {stage: s1, metric: m/acc, take: [data]}", "from_winner.take: 'data' is not a run setting"),
+        ("from_winner: {stage: s1, metric: m/acc, take: [train.lrr]}", "'lrr' is not one of"),
+        ("from_winner: {stage: s1, metric: m/acc, take: [name]}", "'name' identifies a run and cannot be taken"),
+        (
+            "from_winner: {stage: s1, metric: m/acc, take: [train]}\n    train: {lr: 0.1}",
+            "from_winner.take: 'train' comes from the winner, but the run sets 'train.lr'",
+        ),
+        (
+            "from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n"
+            "    reward: {kwargs: {graph_reward: binary}}",
+            "'reward.kwargs.graph_reward' comes from the winner, but the run sets 'reward.kwargs.graph_reward'",
+        ),
+        ("from_winner: {stage: s1, metric: m/acc, take: [sampler]}\n    cpu_mode: true", "a CPU-mode run cannot"),
+    ],
+)
+def test_link_syntax_errors_name_the_run_and_key(tmp_path, capsys, entry, message):
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(BASE + f"  - name: b\n    stage: s2\n    description: d\n    {entry}\n", encoding="utf-8")
+    if not message:
+        assert main(["--matrix", str(matrix), "--list"]) == 0
+        return
+    assert main(["--matrix", str(matrix), "--list"]) == 2
+    text = capsys.readouterr().out
+    assert f"{matrix}: run 'b': " in text.replace("\n", "") and message in text.replace("\n", "")
+
+
+def test_from_winner_belongs_to_runs(tmp_path, capsys):
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        "defaults: {train_files: [x.parquet], from_winner: {stage: s, metric: m, take: [lr]}}\n"
+        "runs:\n  - {name: a, stage: s1, description: d}\n",
+        encoding="utf-8",
+    )
+    assert main(["--matrix", str(matrix), "--list"]) == 2
+    assert "from_winner belongs to a run entry, not to defaults or cpu_profile" in capsys.readouterr().out
+
+
+def test_a_winner_without_the_setting_is_an_error(tmp_path, capsys):
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        BASE + "  - name: b\n    stage: s2\n    description: d\n"
+        "    from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n",
+        encoding="utf-8",
+    )
+    eval_root = tmp_path / "eval"
+    eval_root.joinpath("a", "1").mkdir(parents=True)
+    eval_root.joinpath("a", "1", "metrics.json").write_text('{"metrics": {"m/acc": 0.5}}', encoding="utf-8")
+    code = main(["--matrix", str(matrix), *COMMON, "--out", str(tmp_path / "o"), "--eval-root", str(eval_root)])
+    assert code == 1
+    assert "error: stage s2: the winning run a has no setting 'reward.kwargs.graph_reward' to pass on" in (
+        capsys.readouterr().out
+    )
+
+
+def test_the_repository_has_no_results_so_chained_scripts_are_not_committed():
+    assert not (REPO_ROOT / "recipe" / "rlif" / f"{CURRICULUM}.sh").exists()
+    assert (REPO_ROOT / "recipe" / "rlif" / f"{V45}.sh").exists()
