@@ -287,7 +287,8 @@ def _mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
 
 
 def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str:
-    """A markdown table: final held-out reward (overall, per source), LogicIF share, unlock steps, mean over seeds.
+    """A markdown table: final held-out reward (overall, per source), LogicIF share, unlock steps (mean over the
+    seeds that reached each level) and the newest unlocked LogicIF interval at the end (its range over seeds).
 
     Args:
         results: runs per strategy label.
@@ -298,8 +299,8 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
     """
     lines = [
         "| strategy | held-out reward | iftrain | logicif | hardest 3 logicif buckets | logicif share | "
-        "steps to unlocks 1, 2, 5, 10 |",
-        "|---|---|---|---|---|---|---|",
+        "steps to unlocks 1, 2, 5, 10 (runs reaching it) | final logicif level |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for label, runs in results.items():
 
@@ -309,8 +310,10 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
             return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
 
         hardest = [statistics.fmean(run.final_bucket_success[-3:]) for run in runs]
-        unlocks = "-"
+        unlocks = reached_level = "-"
         if any(run.unlock_steps for run in runs):
+            finals = [len(run.unlock_steps) for run in runs]
+            reached_level = f"{min(finals)}" if min(finals) == max(finals) else f"{min(finals)}-{max(finals)}"
             cells = []
             for level in (1, 2, 5, 10):
                 reached = [run.unlock_steps[level - 1] for run in runs if len(run.unlock_steps) >= level]
@@ -321,7 +324,7 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
         lines.append(
             f"| {label} | {final([r.heldout for r in runs])} | {final([r.heldout_by_source['iftrain'] for r in runs])} "
             f"| {final([r.heldout_by_source['logicif'] for r in runs])} | {statistics.fmean(hardest):.3f} "
-            f"| {final([r.logicif_share for r in runs])} | {unlocks} |"
+            f"| {final([r.logicif_share for r in runs])} | {unlocks} | {reached_level} |"
         )
     return "\n".join(lines)
 
