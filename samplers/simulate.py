@@ -511,6 +511,8 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
     by_interval: dict[str, list[list[float]]] = {}
     for name, curve in series("sampler/interval_reward/").items():
         by_interval.setdefault(name.rsplit("/", 1)[1], []).append(curve)
+    # one colour per interval from easy (dark) to hard (light): matplotlib's cycle repeats after 10 colours
+    shades, hardest = plt.get_cmap("viridis"), max([1, *(int(k) for k in by_interval)])
     for interval, curves in sorted(by_interval.items(), key=lambda item: int(item[0])):
         mean = [
             statistics.fmean(v for v in values if not math.isnan(v))
@@ -522,14 +524,15 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
         for index in range(len(mean)):
             window = [v for v in mean[max(0, index - 4) : index + 5] if not math.isnan(v)]
             smoothed.append(statistics.fmean(window) if window and not math.isnan(mean[index]) else math.nan)
-        axes[2].plot(steps, smoothed, label=f"interval {interval}")
+        axes[2].plot(steps, smoothed, color=shades(0.9 * int(interval) / hardest), label=f"interval {interval}")
     if threshold is not None:
         axes[2].axhline(threshold, color="black", linestyle="--", linewidth=1, label="threshold")
     axes[2].set_ylabel("step reward per interval")
     axes[2].set_xlabel("update")
     for ax in axes:
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=3)
+        if ax.get_legend_handles_labels()[0]:  # a run without curriculum has no level or interval curves
+            ax.legend(fontsize=7, ncol=3)
     fig.suptitle(label, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
