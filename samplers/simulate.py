@@ -16,7 +16,8 @@ then over sources.
 Run: ``python -m samplers.simulate --out docs/samplers`` (the built-in strategies; needs matplotlib; a few minutes
 on one core), or ``python -m samplers.simulate --run <matrix run> --out DIR`` to simulate a run of
 ``recipe/matrix.yaml`` with its own policy, parameters and batch shape, under the improving and the frozen learner
-(``--learner``), writing ``DIR/<run>_<learner>.png`` and printing its unlock timeline.
+(``--learner``), writing ``DIR/<run>_<learner>.png`` and printing its unlock timeline, each interval's step reward
+and the success the learner ends with; ``--param KEY=VALUE`` replaces one of the run's sampler parameters.
 """
 
 from __future__ import annotations
@@ -287,7 +288,8 @@ def _mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
 
 
 def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str:
-    """A markdown table: final held-out reward (overall, per source), LogicIF share, unlock steps, mean over seeds.
+    """A markdown table: final held-out reward (overall, per source), LogicIF share, unlock steps (mean over the
+    seeds that reached each level) and the newest unlocked LogicIF interval at the end (its range over seeds).
 
     Args:
         results: runs per strategy label.
@@ -298,8 +300,8 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
     """
     lines = [
         "| strategy | held-out reward | iftrain | logicif | hardest 3 logicif buckets | logicif share | "
-        "steps to unlocks 1, 2, 5, 10 |",
-        "|---|---|---|---|---|---|---|",
+        "steps to unlocks 1, 2, 5, 10 (runs reaching it) | final logicif level |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for label, runs in results.items():
 
@@ -309,8 +311,10 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
             return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
 
         hardest = [statistics.fmean(run.final_bucket_success[-3:]) for run in runs]
-        unlocks = "-"
+        unlocks = reached_level = "-"
         if any(run.unlock_steps for run in runs):
+            finals = [len(run.unlock_steps) for run in runs]
+            reached_level = f"{min(finals)}" if min(finals) == max(finals) else f"{min(finals)}-{max(finals)}"
             cells = []
             for level in (1, 2, 5, 10):
                 reached = [run.unlock_steps[level - 1] for run in runs if len(run.unlock_steps) >= level]
@@ -321,7 +325,7 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
         lines.append(
             f"| {label} | {final([r.heldout for r in runs])} | {final([r.heldout_by_source['iftrain'] for r in runs])} "
             f"| {final([r.heldout_by_source['logicif'] for r in runs])} | {statistics.fmean(hardest):.3f} "
-            f"| {final([r.logicif_share for r in runs])} | {unlocks} |"
+            f"| {final([r.logicif_share for r in runs])} | {unlocks} | {reached_level} |"
         )
     return "\n".join(lines)
 
@@ -434,6 +438,43 @@ def unlock_timeline(label: str, runs: Sequence[RunResult]) -> str:
     return "\n".join(lines)
 
 
+def final_interval_success(label: str, runs: Sequence[RunResult]) -> str:
+    """The learner's true success on each interval after the last update, mean over seeds and over the split
+    sources sharing the interval number (the six graph tasks): what the run leaves behind, unlocked or not."""
+    by_interval: dict[int, list[float]] = {}
+    for run in runs:
+        if run.interval_success:
+            for (_source, interval), value in run.interval_success[-1].items():
+                by_interval.setdefault(interval, []).append(value)
+    if not by_interval:
+        return f"{label} final success per interval: no split source"
+    cells = ", ".join(f"{interval}: {statistics.fmean(values):.2f}" for interval, values in sorted(by_interval.items()))
+    return f"{label} final success per interval: {cells}"
+
+
+def interval_reward_span(label: str, runs: Sequence[RunResult], width: int = 10) -> str:
+    """Each interval's observed step reward (``sampler/interval_reward``) over its first and its last ``width``
+    updates with records, mean over seeds and over the sources sharing the interval number: where an interval
+    stood when it was opened, and where it ended."""
+    first: dict[int, list[float]] = {}
+    last: dict[int, list[float]] = {}
+    prefix = "sampler/interval_reward/"
+    for run in runs:
+        names = sorted({key for metrics in run.policy_metrics for key in metrics if key.startswith(prefix)})
+        for name in names:
+            observed = [metrics[name] for metrics in run.policy_metrics if name in metrics]
+            interval = int(name.rsplit("/", 1)[1])
+            first.setdefault(interval, []).append(statistics.fmean(observed[:width]))
+            last.setdefault(interval, []).append(statistics.fmean(observed[-width:]))
+    if not first:
+        return f"{label} step reward per interval: none logged"
+    cells = ", ".join(
+        f"{interval}: {statistics.fmean(first[interval]):.2f} -> {statistics.fmean(last[interval]):.2f}"
+        for interval in sorted(first)
+    )
+    return f"{label} step reward per interval, first -> last {width} updates with records: {cells}"
+
+
 def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, path: Path) -> Path:
     """One figure for a simulated run: group weights, newest unlocked interval, reward per interval (seed 0).
 
@@ -444,6 +485,7 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     run = runs[0]
     metrics = run.policy_metrics
@@ -453,16 +495,24 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
         names = sorted({key for m in metrics for key in m if key.startswith(prefix)})
         return {name[len(prefix) :]: [m.get(name, math.nan) for m in metrics] for name in names}
 
+    # groups and sources that behave alike (the six graph tasks) draw identical curves: line styles keep them visible
+    styles = ("-", "--", ":", "-.")
     fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
-    for name, curve in series("sampler/weight/").items():
-        axes[0].plot(steps, curve, label=name)
+    weights = series("sampler/weight/")
+    for index, (name, curve) in enumerate(weights.items()):
+        axes[0].plot(steps, curve, styles[index % len(styles)], label=name)
+    highest = max((v for curve in weights.values() for v in curve if not math.isnan(v)), default=1.0)
+    axes[0].set_ylim(0.0, min(1.0, 1.2 * highest))  # from 0, so a constant 1/6 reads as 1/6, not as noise
     axes[0].set_ylabel("source-group weight")
-    for name, curve in series("sampler/level/").items():
-        axes[1].step(steps, curve, where="post", label=name)
+    for index, (name, curve) in enumerate(series("sampler/level/").items()):
+        axes[1].step(steps, curve, styles[index % len(styles)], where="post", label=name)
+    axes[1].yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     axes[1].set_ylabel("newest unlocked interval")
     by_interval: dict[str, list[list[float]]] = {}
     for name, curve in series("sampler/interval_reward/").items():
         by_interval.setdefault(name.rsplit("/", 1)[1], []).append(curve)
+    # one colour per interval from easy (dark) to hard (light): matplotlib's cycle repeats after 10 colours
+    shades, hardest = plt.get_cmap("viridis"), max([1, *(int(k) for k in by_interval)])
     for interval, curves in sorted(by_interval.items(), key=lambda item: int(item[0])):
         mean = [
             statistics.fmean(v for v in values if not math.isnan(v))
@@ -474,14 +524,15 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
         for index in range(len(mean)):
             window = [v for v in mean[max(0, index - 4) : index + 5] if not math.isnan(v)]
             smoothed.append(statistics.fmean(window) if window and not math.isnan(mean[index]) else math.nan)
-        axes[2].plot(steps, smoothed, label=f"interval {interval}")
+        axes[2].plot(steps, smoothed, color=shades(0.9 * int(interval) / hardest), label=f"interval {interval}")
     if threshold is not None:
         axes[2].axhline(threshold, color="black", linestyle="--", linewidth=1, label="threshold")
     axes[2].set_ylabel("step reward per interval")
     axes[2].set_xlabel("update")
     for ax in axes:
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=3)
+        if ax.get_legend_handles_labels()[0]:  # a run without curriculum has no level or interval curves
+            ax.legend(fontsize=7, ncol=3)
     fig.suptitle(label, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -490,10 +541,35 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
     return path
 
 
+def parse_param(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from the command line, the value read as YAML (``0.5`` a float, ``source`` a string).
+
+    Raises:
+        ValueError: no ``=`` or an empty key.
+    """
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--param {text!r}: expected KEY=VALUE, e.g. gate_on=source")
+    return key.strip(), yaml.safe_load(value)
+
+
 def simulate_matrix_runs(
-    names: Sequence[str], matrix: Path, learners: Sequence[str], seeds: Sequence[int], *, steps: int | None, out: Path
+    names: Sequence[str],
+    matrix: Path,
+    learners: Sequence[str],
+    seeds: Sequence[int],
+    *,
+    steps: int | None,
+    out: Path,
+    overrides: Mapping[str, Any] | None = None,
 ) -> int:
-    """Simulate each named matrix run with each learner; write ``<out>/<run>_<learner>.png``, print timelines."""
+    """Simulate each named matrix run with each learner; write ``<out>/<run>_<learner>.png``, print timelines.
+
+    ``overrides`` replace sampler parameters of every named run (e.g. ``gate_on: source`` to see the reference gate
+    on the same run); the file name then ends in ``_<key>-<value>`` for each, so it never replaces the run's own.
+    """
     from tqdm import tqdm
 
     from rlif.recipes.matrix import load_matrix
@@ -506,13 +582,17 @@ def simulate_matrix_runs(
         run = runs[name]
         for learner in learners:
             strategy, config = run_config(run, learner, steps)
-            label = f"{name} ({run.sampler.name}, {learner} learner, {config.prompts}x{config.responses})"
+            changed = dict(overrides or {})
+            strategy = Strategy(strategy.label, strategy.policy, {**strategy.params, **changed})
+            suffix = "".join(f"_{key}-{value}" for key, value in sorted(changed.items()))
+            shown = "".join(f", {key}={value}" for key, value in sorted(changed.items()))
+            label = f"{name} ({run.sampler.name}{shown}, {learner} learner, {config.prompts}x{config.responses})"
             results = [simulate(strategy, config, seed) for seed in tqdm(seeds, desc=f"{name} {learner}", leave=False)]
-            threshold = run.sampler.params.get("threshold", 0.5) if "curriculum" in run.sampler.name else None
-            if run.sampler.name == "staged_curriculum":
-                threshold = None
-            path = plot_run(label, results, threshold, out / f"{name}_{learner}.png")
-            print(unlock_timeline(f"{name} [{learner}]", results))
+            threshold = strategy.params.get("threshold", 0.5) if run.sampler.name == "reward_curriculum" else None
+            path = plot_run(label, results, threshold, out / f"{name}_{learner}{suffix}.png")
+            print(unlock_timeline(f"{name}{suffix} [{learner}]", results))
+            print(interval_reward_span(f"{name}{suffix} [{learner}]", results))
+            print(final_interval_success(f"{name}{suffix} [{learner}]", results))
             print(f"wrote {path}")
     return 0
 
@@ -528,14 +608,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--learner", choices=[*LEARNERS, "both"], default="both", help="synthetic learner for --run (default both)"
     )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --run: replace a sampler parameter of the run (repeatable), e.g. gate_on=source",
+    )
     args = parser.parse_args(argv)
     if (args.steps is not None and args.steps < 1) or args.seeds < 1:
         parser.error("--steps and --seeds must be >= 1")
+    if args.param and not args.run:
+        parser.error("--param needs --run")
     if args.run:
         learners = LEARNERS if args.learner == "both" else (args.learner,)
         try:
+            overrides = dict(parse_param(text) for text in args.param)
             return simulate_matrix_runs(
-                args.run, args.matrix, learners, range(args.seeds), steps=args.steps, out=args.out
+                args.run, args.matrix, learners, range(args.seeds), steps=args.steps, out=args.out, overrides=overrides
             )
         except ValueError as err:
             parser.error(str(err))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rlif.recipes.matrix import load_matrix
-from samplers.simulate import run_config, simulate, unlock_timeline
+from samplers.simulate import main, run_config, simulate, unlock_timeline
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 CURRICULUM_RUNS = ("stage2_qwen17b_think_ema_rewardCurriculum", "stage2_qwen17b_think_ema_rewardCurriculum_decay")
@@ -56,3 +56,37 @@ def test_improving_learner_never_unlocks_while_the_newest_interval_is_at_or_belo
         assert newest == level
         assert result.interval_success[step - 1][("logicif", newest)] > 0.5, (step, newest)
         assert result.policy_metrics[step - 1]["sampler/level/logicif"] == newest + 1
+
+
+def test_a_run_simulated_with_the_reference_gate_by_param_keeps_its_own_plot(tmp_path: Path, capsys) -> None:
+    """``--param gate_on=source`` on the same run and learner: a timer, in a file beside the run's own plot."""
+    name = CURRICULUM_RUNS[0]
+    common = ["--run", name, "--learner", "frozen", "--steps", "30", "--seeds", "1", "--out", str(tmp_path)]
+    assert main(common) == 0
+    assert main([*common, "--param", "gate_on=source"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{name} [frozen] seed 0: logicif: 1@12\n" in printed
+    assert f"{name}_gate_on-source [frozen] seed 0: logicif: 1@12, 2@24\n" in printed
+    # what each interval scored when opened and at the end, and the learner's true success left behind
+    assert f"{name} [frozen] step reward per interval, first -> last 10 updates with records: 0: 0.9" in printed
+    assert f"{name} [frozen] final success per interval: 0: 0.90, 1: 0.00, 2: 0.00, 3: 0.00," in printed
+    assert f"{name}_gate_on-source [frozen] step reward per interval" in printed
+    assert ", 1: 0.00 -> 0.00, 2: 0.00 -> 0.00\n" in printed
+    assert (tmp_path / f"{name}_frozen.png").is_file()
+    assert (tmp_path / f"{name}_frozen_gate_on-source.png").is_file()
+
+
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("gate_on", "--param 'gate_on': expected KEY=VALUE, e.g. gate_on=source"),
+        ("gate_alpha=2", "gate_alpha"),
+    ],
+)
+def test_a_bad_param_is_a_one_line_usage_error(tmp_path: Path, capsys, param: str, message: str) -> None:
+    argv = ["--run", CURRICULUM_RUNS[0], "--steps", "1", "--seeds", "1", "--param", param, "--out", str(tmp_path)]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -21,6 +21,11 @@ def test_every_strategy_runs_and_is_reproducible() -> None:
     assert again.heldout == results[STRATEGIES[1].label][0].heldout
     table = summarize(results)
     assert table.count("\n") == len(STRATEGIES) + 1
+    for line in table.splitlines()[2:]:
+        label, final_level = line.split(" | ")[0][2:], line.split(" | ")[-1][:-2]
+        # the last column is the newest unlocked LogicIF interval at the end, for curriculum strategies only
+        levels = results[label][0].unlock_steps
+        assert final_level == (str(len(levels)) if levels else "-"), line
 
 
 def test_ema_moves_share_to_the_weaker_source() -> None:

@@ -8,13 +8,14 @@ logged and finite), the checkpoint exists, and the resumed run trained exactly s
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("verl")
 
 from rlif import cpu_support
-from rlif.cpu_demo import DemoLayout, matrix_learning_rate, read_metrics, run_demo
+from rlif.cpu_demo import DemoLayout, demo_overrides, matrix_learning_rate, read_metrics, run_demo
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -37,6 +38,7 @@ def test_two_steps_then_checkpoint(demo: DemoLayout) -> None:
         assert any(key.startswith("train/") and key.endswith("/reward_mean") for key in metrics)
     assert max(steps[s]["actor/grad_norm"] for s in steps) > 0.0
     assert_reference_model_ran(steps)
+    assert_sampler_and_reward_flag_metrics(steps)
     step_dir = demo.checkpoints / "global_step_2"
     assert (step_dir / "actor" / "model_world_size_1_rank_0.pt").is_file()
     assert (step_dir / "data.pt").is_file()
@@ -97,9 +99,54 @@ def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
     # above shows the updates themselves
     log = demo.log_file(2).read_text(encoding="utf-8", errors="replace")
     assert f"Resuming from {demo.checkpoints.resolve() / 'global_step_2'}" in log
-    # the sampler continued from the saved state: cumulative draws grew past step 2's
+    # the sampler continued from the saved state: cumulative draws grew past step 2's, pool by pool
     before = read_metrics(demo.metrics_file(1))[2]
     assert total_draws(resumed[3]) == total_draws(before) + 4
+    assert_sampler_and_reward_flag_metrics(resumed, draws_before=pool_metrics(before, "sampler/draws/"))
+
+
+def demo_weights() -> dict[str, float]:
+    """The demo's ``fixed_ratio`` weights, as Hydra reads its override (each source is its own group)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    prefix = "+data.rlif_sampler.params.weights="
+    overrides = demo_overrides(Path("model"), Path("train"), Path("val"), DemoLayout(Path("demo")), total_steps=2)
+    (weights,) = [override for override in overrides if override.startswith(prefix)]
+    return OverridesParser.create().parse_overrides([weights])[0].value()
+
+
+def pool_metrics(metrics: dict[str, float], prefix: str) -> dict[str, float]:
+    return {key.removeprefix(prefix): value for key, value in metrics.items() if key.startswith(prefix)}
+
+
+def assert_sampler_and_reward_flag_metrics(
+    steps: dict[int, dict[str, float]], draws_before: dict[str, float] | None = None
+) -> None:
+    """What the feedback hook logs on verl's real path, step by step (``draws_before``: the cumulative draws of the
+    step before the first one given, for a resumed phase).
+
+    The IF length-cap flag travels from the reward's returned dict through verl's reward loop into TransferQueue's
+    ``extra_fields.reward_extra_info`` and back out through the replay buffer: its rate appears for the IF source
+    that was drawn (0.0 here: 16-token answers are far below the cap), and for no other family.
+    """
+    weights = demo_weights()
+    expected_weights = {source: weight / sum(weights.values()) for source, weight in weights.items()}
+    previous = dict(draws_before or {})
+    for step in sorted(steps):
+        metrics = steps[step]
+        assert pool_metrics(metrics, "sampler/weight/") == pytest.approx(expected_weights), step
+        step_draws = pool_metrics(metrics, "sampler/step_draws/")
+        draws = pool_metrics(metrics, "sampler/draws/")
+        assert sum(step_draws.values()) == 4, step  # data.train_batch_size prompts drawn for this step
+        assert draws == {pool: previous.get(pool, 0.0) + n for pool, n in step_draws.items()}, step
+        previous = draws
+        counts = pool_metrics(metrics, "train/")
+        scored = {key.removesuffix("/count") for key in counts if key.endswith("/count")}
+        assert "iftrain" in scored, step
+        assert [key for key in metrics if key.endswith("/if_over_length_cap")] == ["train/iftrain/if_over_length_cap"]
+        assert metrics["train/iftrain/if_over_length_cap"] == 0.0, step
+        for source in scored:
+            assert metrics[f"sampler/nonfinite_reward_share/{source}"] == 0.0, (step, source)
 
 
 def total_draws(metrics: dict[str, float]) -> float:
