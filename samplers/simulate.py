@@ -415,7 +415,7 @@ def run_config(run: Any, learner: str, steps: int | None = None, rows: int = 200
         steps: training steps (None: the run's ``total_training_steps``).
         rows: synthetic rows per source.
     """
-    graph = run.stage == "graph" or any("graph" in path for path in run.train_files)
+    graph = run.stage.startswith("graph") or any("graph" in path for path in run.train_files)
     config = LearnerConfig(
         rows=rows,
         prompts=run.train.train_batch_size,

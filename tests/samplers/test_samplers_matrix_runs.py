@@ -90,3 +90,12 @@ def test_a_bad_param_is_a_one_line_usage_error(tmp_path: Path, capsys, param: st
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["graph_qwen17b_think_curriculum", "graph_qwen17b_think_staged"])
+def test_chained_graph_curriculum_runs_simulate_on_graph_data(runs: dict, name: str) -> None:
+    """These runs take their data from the winning volume run, so their own entry names no graph file."""
+    strategy, config = run_config(runs[name], "frozen", steps=24)
+    assert config.data == "graph"
+    result = simulate(strategy, config, seed=0)
+    assert set(result.unlocks) == {f"graph/{task}" for task in ("ged", "mcp", "mcs", "mis", "mvc", "tsp")}
