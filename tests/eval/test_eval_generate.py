@@ -14,6 +14,7 @@ from rlif.demo_assets import build_tokenizer, demo_rows
 from rlif.eval.cli import main
 from rlif.eval.eval_rows import EvalRow, load_eval_rows
 from rlif.eval.generation import Completion, Request, logged_samples, open_log, pending_requests
+from rlif.eval.metrics import lower_is_better
 from rlif.eval.model_source import locate_model
 from rlif.eval.sampling import choose_sampling, request_seed
 from rlif.eval.vllm_engine import prompt_token_ids
@@ -325,3 +326,21 @@ def test_prompts_are_rendered_as_verl_renders_them(tmp_path: Path) -> None:
         assert text.startswith("<|im_start|>system\nbe brief") and text.endswith(
             "<|im_start|>assistant\n" if think else "<think>\n\n</think>\n\n"
         )
+
+
+def test_a_prompt_longer_than_the_context_is_named_before_vllm_starts(tmp_path: Path, capsys) -> None:
+    model = tmp_path / "model"
+    build_tokenizer(model)
+    (model / "config.json").write_text("{}")
+    eval_file = verl_file(tmp_path / "e.parquet", demo_rows("val")[:2])
+    argv = ["generate", "--model", str(model), "--eval-file", str(eval_file), "--out", str(tmp_path / "out"),
+            "--max-tokens", "16", "--max-model-len", "20"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"error: {eval_file}: row 0: prompt of ") and err.endswith(
+        "tokens + --max-tokens 16 exceeds --max-model-len 20"
+    )
+
+
+def test_truncation_is_a_failure_rate_for_the_report() -> None:
+    assert lower_is_better("ifeval/truncated_rate") and not lower_is_better("ifeval/pass@1")
