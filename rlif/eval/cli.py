@@ -33,7 +33,9 @@ from rlif.eval.generation import (
     MANIFEST_FILE,
     RESPONSES_FILE,
     Engine,
+    ResponsesLog,
     check_manifest,
+    exclusive,
     generate_missing,
     logged_samples,
     open_log,
@@ -240,7 +242,24 @@ def run_generate(args: argparse.Namespace, engine_factory: EngineFactory = vllm_
         "sampling_origin": sampling.origin,
         "eval_files": [str(path) for path in eval_files],
     }
-    check_manifest(out, manifest)
+    with exclusive(out):
+        check_manifest(out, manifest)
+        log = _generate(args, source, sampling, rows=rows, out=out, engine_factory=engine_factory)
+    samples = logged_samples(rows, log, sampling.n)
+    header = {k: manifest[k] for k in ("model", "model_description", "run", "sampling", "eval_files")}
+    return out, write_results(samples, out, options, {"responses": str(log.path), **header})
+
+
+def _generate(
+    args: argparse.Namespace,
+    source: ModelSource,
+    sampling: Sampling,
+    *,
+    rows: Sequence[EvalRow],
+    out: Path,
+    engine_factory: EngineFactory,
+) -> ResponsesLog:
+    """Generate what the log in ``out`` lacks (merging and starting the engine only if anything does)."""
     log = open_log(out / RESPONSES_FILE)
     _say(f"model: {source.description}")
     _say(_sampling_line(sampling))
@@ -257,9 +276,7 @@ def run_generate(args: argparse.Namespace, engine_factory: EngineFactory = vllm_
         generate_missing(rows, engine, sampling, log, chunk_prompts=args.chunk_prompts)
         _say(f"generated in {time.monotonic() - started:.0f} s")
         log = open_log(out / RESPONSES_FILE)
-    samples = logged_samples(rows, log, sampling.n)
-    header = {k: manifest[k] for k in ("model", "model_description", "run", "sampling", "eval_files")}
-    return out, write_results(samples, out, options, {"responses": str(log.path), **header})
+    return log
 
 
 def _matrix_run(matrix_path: Path, name: str) -> Any:

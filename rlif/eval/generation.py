@@ -10,7 +10,7 @@ corrupt log would silently change every metric.
 
 ``generation.json`` beside the log records the model and the decoding; a re-run with another model or other
 decoding settings into the same directory is refused (mixing samples of two settings would make the metrics
-describe neither). Only ``n`` may change between runs.
+describe neither). Only ``n`` may change between runs, and only one process generates into a directory at a time.
 
 The engine is anything with ``generate(requests) -> completions`` (``Engine``): vLLM in real use
 (``rlif.eval.vllm_engine``), a fake one in tests.
@@ -18,6 +18,8 @@ The engine is anything with ``generate(requests) -> completions`` (``Engine``): 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import sys
@@ -36,6 +38,28 @@ from rlif.eval.sampling import Sampling, request_seed
 
 RESPONSES_FILE = "responses.jsonl"
 MANIFEST_FILE = "generation.json"
+LOCK_FILE = ".generate.lock"
+
+
+@contextlib.contextmanager
+def exclusive(out_dir: Path) -> Iterator[None]:
+    """Hold the output directory for one generation at a time: two processes appending the same prompts would
+    duplicate samples. The lock is released when the process ends, however it ends.
+
+    Raises:
+        ValueError: another process holds it.
+    """
+    path = Path(out_dir) / LOCK_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"{out_dir}: another evaluation is generating into this directory") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ the whole ``generate`` command on a fake engine (interrupted, resumed, grown, re
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from eval_testkit import read_jsonl, verl_file
 from rlif.demo_assets import build_tokenizer, demo_rows
 from rlif.eval.cli import main
 from rlif.eval.eval_rows import EvalRow, load_eval_rows
-from rlif.eval.generation import Completion, Request, logged_samples, open_log, pending_requests
+from rlif.eval.generation import LOCK_FILE, Completion, Request, logged_samples, open_log, pending_requests
 from rlif.eval.metrics import lower_is_better
 from rlif.eval.model_source import locate_model
 from rlif.eval.sampling import choose_sampling, request_seed
@@ -344,3 +346,33 @@ def test_a_prompt_longer_than_the_context_is_named_before_vllm_starts(tmp_path: 
 
 def test_truncation_is_a_failure_rate_for_the_report() -> None:
     assert lower_is_better("ifeval/truncated_rate") and not lower_is_better("ifeval/pass@1")
+
+
+def test_a_second_process_cannot_generate_into_the_same_directory(tmp_path: Path, eval_file: Path, capsys) -> None:
+    out, model = tmp_path / "out", _model_dir(tmp_path)
+    argv = ["generate", "--model", str(model), "--eval-file", str(eval_file), "--out", str(out)]
+    out.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(out / LOCK_FILE)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert main(argv, _never) == 2
+        assert (
+            capsys.readouterr()
+            .err.strip()
+            .endswith(f"error: {out}: another evaluation is generating into this directory")
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(argv, _factory([])) == 0
+
+
+HOLD_LOCK = """
+import fcntl, sys, time
+handle = open(sys.argv[1], "a")
+fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(60)
+"""
