@@ -33,6 +33,8 @@ class EvalRow:
         ground_truth: ``reward_model.ground_truth``.
         extra_info: the row's ``extra_info`` without null fields (what the reward router is given in training).
         where: ``"<file>: row <i>"``.
+        messages: the whole prompt (``role``/``content`` pairs, system messages included), what generation
+            renders with the model's chat template.
     """
 
     item_id: str
@@ -41,6 +43,7 @@ class EvalRow:
     ground_truth: str
     extra_info: Mapping[str, Any]
     where: str
+    messages: tuple[Mapping[str, str], ...] = ()
 
     def groups(self) -> dict[str, Any]:
         """The grouping fields this row has (``GROUP_FIELDS``), for the metrics."""
@@ -108,12 +111,18 @@ def _row(raw: Mapping[str, Any], where: str) -> EvalRow:
     if not isinstance(ground_truth, str):
         raise ValueError(f"{where}: field reward_model.ground_truth: must be a string")
     prompt = raw.get("prompt")
-    users = [m for m in prompt or [] if isinstance(m, Mapping) and m.get("role") == "user"]
-    if not users or not isinstance(users[-1].get("content"), str):
+    messages = []
+    for number, message in enumerate(prompt or []):
+        fields = (message.get("role"), message.get("content")) if isinstance(message, Mapping) else (None, None)
+        if not all(isinstance(value, str) for value in fields):
+            raise ValueError(f"{where}: field prompt[{number}]: must have string role and content")
+        messages.append({"role": message["role"], "content": message["content"]})
+    users = [m for m in messages if m["role"] == "user"]
+    if not users:
         raise ValueError(f"{where}: field prompt: needs a user message with string content")
     try:
         check_row(source, ground_truth, present)
     except ValueError as err:
         field = "" if str(err).startswith("reward_model.ground_truth") else "field reward_model.ground_truth: "
         raise ValueError(f"{where}: {field}{err}") from err
-    return EvalRow(item_id, source, users[-1]["content"], ground_truth, present, where)
+    return EvalRow(item_id, source, users[-1]["content"], ground_truth, present, where, tuple(messages))

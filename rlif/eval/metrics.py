@@ -4,9 +4,10 @@ Input: the per-sample records of ``rlif.eval.scoring`` (or the ``samples.jsonl``
 ``data_source``. With several samples per prompt every rate below is the mean over all samples (each sample counts
 as one answer to its prompt), which equals the paper's definition at one sample per prompt.
 
-- Every source: ``score`` and ``acc`` means, and pass@k for every k up to the smallest number of samples per prompt
-  (unbiased estimator, ``rlif.eval.pass_at_k``; a sample is correct when its family's ``acc`` is 1: IF prompt-level
-  strict, LogicIF output-and-stats, graph optimal, math verified).
+- Every source: ``score`` and ``acc`` means, ``truncated_rate`` (share of samples that hit the generation limit;
+  only for generated samples, which record vLLM's ``finish_reason``), and pass@k for every k up to the smallest
+  number of samples per prompt (unbiased estimator, ``rlif.eval.pass_at_k``; a sample is correct when its family's
+  ``acc`` is 1: IF prompt-level strict, LogicIF output-and-stats, graph optimal, math verified).
 - IF (IFEval, IFBench; lm-eval's names): ``prompt_level_strict_acc`` and ``prompt_level_loose_acc`` (share of
   answers following all their instructions), ``inst_level_strict_acc`` and ``inst_level_loose_acc`` (followed /
   total over all instructions: the official micro average), and ``per_instruction`` accuracy.
@@ -37,7 +38,7 @@ IF_METRICS = ("prompt_level_strict_acc", "inst_level_strict_acc", "prompt_level_
 LOGICIF_METRICS = ("both_acc", "output_acc", "stats_acc", "question_both_acc", "question_output_acc",
                    "question_stats_acc")  # fmt: skip
 GRAPH_METRICS = ("feasible_rate", "optimal_rate", "mean_quality_ratio", "hallucination_rate", "missing_rate")
-LOWER_IS_BETTER = ("hallucination_rate", "missing_rate", "think_unclosed_rate", "reward_errors")
+LOWER_IS_BETTER = ("hallucination_rate", "missing_rate", "think_unclosed_rate", "reward_errors", "truncated_rate")
 """Metric names (the part of a flat key after the source, before any group) for which smaller values win."""
 UNKNOWN_GROUP = "unknown"
 """Group name of records that lack the grouping field (a LogicIF row without ``difficulty_level``)."""
@@ -82,6 +83,8 @@ def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
         "think_unclosed_rate": _mean(r.get("think_unclosed", 0.0) for r in records),
         "pass@k": {str(k): v for k, v in pass_at_k_of(per_prompt).items()},
     }
+    if any("finish_reason" in r for r in records):
+        out["truncated_rate"] = _mean(float(r.get("finish_reason") == "length") for r in records)
     family = _family(source)
     if family == "if":
         out.update(if_metrics(records))

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rlif.eval.eval_rows import EvalRow
 
@@ -29,12 +30,15 @@ class Sample:
         response: the model's text.
         sample: its number among the row's samples (0, 1, ... in file order).
         line: its line in the responses file (1-based).
+        extra: fields copied into the sample's scored record as they are (generation's ``finish_reason`` and
+            ``response_tokens``).
     """
 
     row: EvalRow
     response: str
     sample: int
     line: int
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:

@@ -43,9 +43,10 @@ def score_samples(samples: Iterable[Sample], options: Mapping[str, Any], *, tota
     """Yield one record per sample, in order, with a progress bar on stderr.
 
     A record holds ``id``, ``data_source``, ``sample``, ``line``, the row's grouping fields (``difficulty_level``,
-    ``task_id``, ``size`` where present), ``response``, every score key ``compute_score`` returned for the sample's
-    family (keys that do not apply, None, are left out) and, for IF samples, ``instructions``: one
-    ``{"id", "strict", "loose"}`` per instruction.
+    ``task_id``, ``size`` where present), ``response``, the sample's ``extra`` fields (generation's
+    ``finish_reason`` and ``response_tokens``), every score key ``compute_score`` returned for the sample's family
+    (keys that do not apply, None, are left out) and, for IF samples, ``instructions``: one ``{"id", "strict",
+    "loose"}`` per instruction.
     """
     for sample in tqdm(samples, total=total, desc="scoring", unit="sample"):
         yield score_sample(sample, options)
@@ -62,6 +63,7 @@ def score_sample(sample: Sample, options: Mapping[str, Any]) -> dict[str, Any]:
         "line": sample.line,
         **row.groups(),
         "response": sample.response,
+        **sample.extra,
         **{key: value for key, value in scores.items() if value is not None},
     }
     family = find_family(row.data_source)
