@@ -105,7 +105,7 @@ def eval_command(run: RunSpec, plan: EvalPlan) -> list[str]:
     output directory). The one place that knows the generation command's options."""
     sampling = run.val_sampling
     words = [
-        "run",
+        "generate",
         '--model "$MODEL_TO_EVAL"',
         '--eval-file "${EVAL_FILES[@]}"',
         '--out "$OUT_DIR"',
@@ -117,7 +117,7 @@ def eval_command(run: RunSpec, plan: EvalPlan) -> list[str]:
         f"--max-model-len {plan.max_model_len}",
         f"--tensor-parallel-size {plan.tp}",
         f"--gpu-memory-utilization {run.eval.gpu_memory_utilization!r}",
-        "--thinking" if run.think else "--no-thinking",
+        "--think" if run.think else "--no-think",
     ]
     for name, value in run.reward.kwargs.items():
         words.append(f"--reward-option {shlex.quote(f'{name}={json.dumps(value)}')}")

@@ -48,7 +48,7 @@ def test_a_run_gives_its_mode_validation_sampling_and_length() -> None:
     assert (chosen.temperature, chosen.top_p, chosen.top_k) == (0.7, 0.8, 20)
     assert chosen.max_tokens == run.train.max_response_length
     assert chosen.origin["temperature"] == f"run {run.name}"
-    llama = choose_sampling(_run("graph_llama31_8b_instruct_6np45000_binary"))
+    llama = choose_sampling(_run("graph_llama31_8b_instruct_best"))
     assert (llama.think, llama.temperature, llama.top_p, llama.top_k) == (False, 0.6, 0.9, -1)
 
 

@@ -102,7 +102,7 @@ def test_script_content_follows_the_run(matrix):
     # no-thinking sampling of the matrix's validation settings, n samples, the run's lengths
     for word in ("--n 8", "--temperature 0.7", "--top-p 0.8", "--top-k 20", "--max-tokens 8192"):
         assert f"    {word}" in lines
-    assert "    --no-thinking" in lines and "    --tensor-parallel-size 1" in lines
+    assert "    --no-think" in lines and "    --tensor-parallel-size 1" in lines
     assert 'OUT_DIR="$RLIF_ROOT/eval/$RUN_NAME/$STEP"' in lines
     assert "--gpus 1 --gpu-memory-gb 80 --check-versions" in text
 
@@ -111,7 +111,7 @@ def test_graph_scripts_pass_the_reward_options(matrix):
     run = next(r for r in matrix.runs if r.name == "graph_qwen17b_think_6np45000_binary")
     text = render_eval_script(run, make_environment())
     assert "    --reward-option 'graph_reward=\"binary\"'\n" in text
-    assert "    --thinking\n" in text and "    --temperature 0.6\n" in text
+    assert "    --think\n" in text and "    --temperature 0.6\n" in text
 
 
 def test_committed_eval_scripts_match_the_matrix(matrix):
@@ -188,7 +188,9 @@ def test_the_job_evaluates_the_newest_complete_checkpoint(job):
     preflight, evaluate = [line for line in log.splitlines() if line.startswith("python ")]
     assert "-m rlif.preflight job --model Qwen/Qwen3-0.6B --data " in preflight
     assert f"--checkpoint-dir {root}/eval/{SMOKE}/4 --gpus 1 --gpu-memory-gb 80 --check-versions" in preflight
-    assert evaluate.startswith(f"python -m rlif.eval run --model {ckpt}/global_step_4 --eval-file {root}/verl_data/")
+    assert evaluate.startswith(
+        f"python -m rlif.eval generate --model {ckpt}/global_step_4 --eval-file {root}/verl_data/"
+    )
     assert f"--out {root}/eval/{SMOKE}/4 --n 8 --temperature 0.6 --top-p 0.95 --top-k 20 " in evaluate
     assert (root / "eval" / SMOKE / "4").is_dir()
     assert f"{SMOKE}: evaluating step 4, job 77" in proc.stdout
@@ -199,7 +201,7 @@ def test_the_job_takes_a_step_or_the_initial_model(job):
     (root / "checkpoints" / "rlif" / SMOKE / "global_step_2" / "actor").mkdir(parents=True)
     proc, log = run("0")
     assert proc.returncode == 0, proc.stderr
-    assert "python -m rlif.eval run --model /hub/qwen3-0.6b-snapshot " in log
+    assert "python -m rlif.eval generate --model /hub/qwen3-0.6b-snapshot " in log
     assert f"--out {root}/eval/{SMOKE}/0 " in log
     proc, log = run("3")
     assert proc.returncode == 2 and "srun" not in log

@@ -146,7 +146,7 @@ fi
 # ---- generation and scoring (resumable: a requeued job skips the prompts already done) --------------------------
 # Sampling: the run's validation decoding (thinking: temperature 0.6, top_p 0.95, top_k 20).
 EVAL_ARGS=(
-    run
+    generate
     --model "$MODEL_TO_EVAL"
     --eval-file "${EVAL_FILES[@]}"
     --out "$OUT_DIR"
@@ -158,7 +158,7 @@ EVAL_ARGS=(
     --max-model-len 10240
     --tensor-parallel-size 1
     --gpu-memory-utilization 0.9
-    --thinking
+    --think
 )
 EVAL_PID=""
 
