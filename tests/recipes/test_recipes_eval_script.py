@@ -252,3 +252,18 @@ def test_a_failed_submission_is_reported_and_counted(tmp_path, monkeypatch, caps
     assert len(log.read_text(encoding="utf-8").splitlines()) == 2
     text = capsys.readouterr().out
     assert f"{SMOKE}: training job 1001; evaluation not submitted: sbatch: error: Invalid partition" in text
+
+
+def test_every_eval_script_command_parses_as_the_generation_command(matrix):
+    """The words the scripts pass to ``python -m rlif.eval`` are options its parser accepts, with the run's values."""
+    import shlex
+
+    from rlif.eval.cli import _parser
+    from rlif.recipes.eval_script import eval_command
+
+    for run in matrix.select():
+        words = shlex.split(" ".join(eval_command(run, plan_eval(run))))
+        args = _parser().parse_args([w.replace("${EVAL_FILES[@]}", "a.parquet") for w in words])
+        assert args.command == "generate"
+        assert args.n == run.eval.n and args.think == run.think
+        assert args.temperature == run.val_sampling.temperature and args.top_k == run.val_sampling.top_k
