@@ -9,7 +9,9 @@ A run is given as a directory, a file, or ``NAME=PATH`` to name it:
 - evaluation results are ``metrics.json`` files written by ``python -m rlif.eval score``; a directory named by a
   number above one (``eval/<run>/<step>/metrics.json``) gives its step.
 
-A directory contributes every such file below it. Every error names the file and line.
+A directory contributes every such file below it; a training run's directory (``checkpoints/<project>/<run>``) also
+brings the run's evaluations under ``eval/<run>/``, where the evaluation scripts write them. Every error names the
+file and line.
 """
 
 from __future__ import annotations
@@ -60,14 +62,14 @@ class Run:
         return {key for values in self.steps.values() for key in values}
 
 
-def load_runs(specs: Sequence[str]) -> list[Run]:
-    """Read every run given on the command line, in order.
+def load_runs(specs: Sequence[str], eval_root: Path = Path("eval")) -> list[Run]:
+    """Read every run given on the command line, in order (``eval_root``: see ``load_run``).
 
     Raises:
         ValueError: a path does not exist, holds no metrics, a line or file is malformed, or two runs share a
             name (one line naming the path, line or name).
     """
-    runs = [load_run(spec) for spec in specs]
+    runs = [load_run(spec, eval_root) for spec in specs]
     names = [run.name for run in runs]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
@@ -75,8 +77,9 @@ def load_runs(specs: Sequence[str]) -> list[Run]:
     return runs
 
 
-def load_run(spec: str) -> Run:
-    """One run from ``PATH`` or ``NAME=PATH`` (see the module docstring)."""
+def load_run(spec: str, eval_root: Path = Path("eval")) -> Run:
+    """One run from ``PATH`` or ``NAME=PATH`` (see the module docstring); a directory's run also takes the
+    evaluations under ``eval_root/<directory name>`` when that is another directory."""
     name, sep, text = spec.partition("=")
     path = Path(text if sep else spec)
     if not path.exists():
@@ -85,6 +88,13 @@ def load_run(spec: str) -> Run:
         training = sorted(path.rglob(TRAINING_GLOB))
         evals = sorted(path.rglob(EVAL_FILE))
         default_name = path.resolve().name
+        evaluated = eval_root / default_name
+        if (
+            evaluated.is_dir()
+            and evaluated.resolve() != path.resolve()
+            and path.resolve() not in evaluated.resolve().parents
+        ):
+            evals += sorted(evaluated.rglob(EVAL_FILE))
     elif path.name.endswith(".jsonl"):
         training, evals = [path], []
         default_name = path.resolve().parent.name

@@ -76,6 +76,20 @@ def test_runs_merge_requeued_attempts_and_find_their_evaluations(two_runs: tuple
     assert steps == [10, 20] and values == [0.25, 0.5]
 
 
+def test_a_checkpoint_directory_brings_its_evaluations_from_the_eval_tree(tmp_path: Path) -> None:
+    """As the scripts lay them out: metrics in checkpoints/<project>/<run>, results in eval/<run>/<step>."""
+    checkpoints = tmp_path / "checkpoints" / "rlif" / "stage2_ema"
+    checkpoints.mkdir(parents=True)
+    (checkpoints / "metrics.7.0.jsonl").write_text(json.dumps({"step": 1, "data": _step_metrics(1, 1.0)}) + "\n")
+    for step, value in ((4, 0.5), (8, 0.7)):
+        evaluation = tmp_path / "eval" / "stage2_ema" / str(step)
+        evaluation.mkdir(parents=True)
+        (evaluation / "metrics.json").write_text(json.dumps({"sources": {}, "metrics": {"logicif/pass@1": value}}))
+    run = load_runs([str(checkpoints)], eval_root=tmp_path / "eval")[0]
+    assert [(e.step, e.metrics["logicif/pass@1"]) for e in run.evals] == [(4, 0.5), (8, 0.7)]
+    assert load_runs([str(checkpoints)], eval_root=tmp_path / "elsewhere")[0].evals == []
+
+
 def test_page_opens_in_headless_chromium_with_every_plot(
     two_runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
