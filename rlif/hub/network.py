@@ -38,6 +38,11 @@ ETAG_TIMEOUT = "HF_HUB_ETAG_TIMEOUT"
 DOWNLOAD_TIMEOUT = "HF_HUB_DOWNLOAD_TIMEOUT"
 
 MAX_BACKOFF_SECONDS = 8.0
+LIMITS_HELP = (
+    "Hub requests give up after RLIF_HUB_CONNECT_TIMEOUT (default 10) seconds without a connection or "
+    "RLIF_HUB_READ_TIMEOUT (default 15) seconds without an answer, retried RLIF_HUB_RETRIES (default 2) times."
+)
+"""For the command-line helps: the settings that bound every Hub request."""
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
