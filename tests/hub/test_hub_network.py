@@ -131,9 +131,11 @@ def test_closed_port_is_one_line(
     assert "HF_HUB_OFFLINE=1" in err and "Traceback" not in err
 
 
-def test_unknown_host_is_one_line(env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    os.environ["HF_ENDPOINT"] = "http://rlif-no-such-host.invalid"
-    os.environ["RLIF_HUB_RETRIES"] = "0"
+def test_unknown_host_is_one_line(
+    env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HF_ENDPOINT", "http://rlif-no-such-host.invalid")
+    monkeypatch.setenv("RLIF_HUB_RETRIES", "0")
     assert hf_model_download.main(["org/m", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1, err
