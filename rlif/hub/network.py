@@ -15,7 +15,12 @@ network is down, fall back to the local cache" and retries them again with its o
 ``hf_hub_download`` retry alone waits 60 s), which would turn a clear failure into minutes of silence.
 
 A non-idempotent request (``POST``, ``PUT``: a commit, a repo creation) is retried only when the connection failed
-before anything was sent; a read timeout there is final, since the server may have acted on it.
+before anything was sent; a read timeout there is final, since the server may have acted on it. Such a request
+waits for its answer as long as a retried one may take in all (``retries + 1`` read timeouts): a large commit
+can take the Hub a while to answer, and a silent server still fails within the same bound.
+
+The client's own best-effort probe of ``/api/agent-harnesses`` (a user-agent detail, fetched at most once a day,
+3 s timeout, every error ignored by the client) is sent once and its errors passed through untouched.
 """
 
 from __future__ import annotations
@@ -38,9 +43,10 @@ ETAG_TIMEOUT = "HF_HUB_ETAG_TIMEOUT"
 DOWNLOAD_TIMEOUT = "HF_HUB_DOWNLOAD_TIMEOUT"
 
 MAX_BACKOFF_SECONDS = 8.0
+BEST_EFFORT_PATHS = frozenset({"/api/agent-harnesses"})
 LIMITS_HELP = (
     "Hub requests give up after RLIF_HUB_CONNECT_TIMEOUT (default 10) seconds without a connection or "
-    "RLIF_HUB_READ_TIMEOUT (default 15) seconds without an answer, retried RLIF_HUB_RETRIES (default 2) times."
+    "RLIF_HUB_READ_TIMEOUT (default 10) seconds without an answer, retried RLIF_HUB_RETRIES (default 2) times."
 )
 """For the command-line helps: the settings that bound every Hub request."""
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -60,12 +66,13 @@ class HubLimits:
 
     Attributes:
         connect: seconds to establish a connection (``RLIF_HUB_CONNECT_TIMEOUT``).
-        read: seconds to wait for the next bytes of an answer (``RLIF_HUB_READ_TIMEOUT``).
+        read: seconds to wait for the next bytes of an answer (``RLIF_HUB_READ_TIMEOUT``); a request that is not
+            retried after a timeout (``POST``) waits ``retries + 1`` times as long.
         retries: further attempts after the first (``RLIF_HUB_RETRIES``); waits 1, 2, 4, 8, 8 ... s between them.
     """
 
     connect: float = 10.0
-    read: float = 15.0
+    read: float = 10.0
     retries: int = 2
 
     def backoff(self, attempt: int) -> float:
@@ -74,7 +81,11 @@ class HubLimits:
 
     def silent_server_seconds(self) -> float:
         """Longest a request can take against a server that accepts connections and never answers."""
-        return (self.retries + 1) * self.read + sum(self.backoff(a) for a in range(1, self.retries + 1))
+        return self.single_attempt_read() + sum(self.backoff(a) for a in range(1, self.retries + 1))
+
+    def single_attempt_read(self) -> float:
+        """Read timeout of a request that gets one attempt only: the time all attempts of a retried one may take."""
+        return (self.retries + 1) * self.read
 
 
 def parse_limits(values: Mapping[str, str]) -> HubLimits:
@@ -179,13 +190,17 @@ class BoundedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` with at most ``retries + 1`` attempts (see the module docstring for which are retried)."""
+        if request.url.path in BEST_EFFORT_PATHS:
+            return self._inner.handle_request(request)
         limits = current_limits()
         given = dict(request.extensions.get("timeout") or {})
         read_setting = READ_TIMEOUT if given.get("read") is None else _client_setting(request)
+        idempotent = request.method in _IDEMPOTENT
+        read = limits.read if idempotent else limits.single_attempt_read()
         timeout = {
             "connect": given.get("connect") or limits.connect,
-            "read": given.get("read") or limits.read,
-            "write": given.get("write") or limits.read,
+            "read": given.get("read") or read,
+            "write": given.get("write") or read,
             "pool": given.get("pool") or limits.connect,
         }
         request.extensions = {**request.extensions, "timeout": timeout}
@@ -198,7 +213,7 @@ class BoundedTransport(httpx.BaseTransport):
                 retry = replayable
                 failure = err
             except httpx.TimeoutException as err:
-                retry = replayable and request.method in _IDEMPOTENT
+                retry = replayable and idempotent
                 failure = err
             if not retry or attempt == attempts:
                 raise HubConnectionError(_describe(request, failure, attempt, timeout, read_setting)) from failure
