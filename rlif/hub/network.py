@@ -148,7 +148,17 @@ def configure(limits: HubLimits) -> None:
 
 
 def hub_api(settings: HubSettings) -> huggingface_hub.HfApi:
-    """An ``HfApi`` for ``settings`` whose requests (and every other huggingface_hub request) are bounded."""
+    """An ``HfApi`` for ``settings`` whose requests (and every other huggingface_hub request) are bounded.
+
+    Raises:
+        HubConnectionError: offline mode is on (``HF_HUB_OFFLINE``, read by the client at import), which would
+            otherwise surface as an ``OfflineModeIsEnabled`` traceback from the first request.
+    """
+    if huggingface_hub.constants.is_offline_mode():
+        raise HubConnectionError(
+            "HF_HUB_OFFLINE is set (or TRANSFORMERS_OFFLINE): this command talks to the Hub; run it without offline "
+            "mode (jobs keep it on and read the cache)"
+        )
     configure(settings.limits)
     return huggingface_hub.HfApi(endpoint=settings.endpoint, token=settings.token)
 

@@ -143,6 +143,18 @@ def test_unknown_host_is_one_line(
     assert "the host name rlif-no-such-host.invalid does not resolve (no network or DNS) (1 attempt)" in err
 
 
+@pytest.mark.parametrize("command", ["model download", "data download", "data upload"])
+def test_offline_mode_is_one_line(
+    command: str, env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # what HF_HUB_OFFLINE=1 sets at import
+    assert _commands(tmp_path)[command](["--env-file", str(env)]) == 1
+    assert capsys.readouterr().err == (
+        "error: HF_HUB_OFFLINE is set (or TRANSFORMERS_OFFLINE): this command talks to the Hub; run it without "
+        "offline mode (jobs keep it on and read the cache)\n"
+    )
+
+
 def test_every_client_call_is_bounded(silent_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The library calls the commands use, each against the silent server: none hangs, each names its setting."""
     settings = HubSettings(endpoint=silent_server, limits=HubLimits(connect=1, read=0.5, retries=0))
