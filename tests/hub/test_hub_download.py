@@ -342,3 +342,23 @@ def test_corrupted_cached_blob_is_fetched_again(
     assert weights.read_bytes() == hub["model_files"]["model.safetensors"]
     assert hf_model_download.main(args) == 0  # and a third run finds nothing to repair
     assert "repaired" not in capsys.readouterr().out
+
+
+def test_corrupted_local_dir_file_is_fetched_again(hub: dict[str, Any], hub_env: Path, tmp_path: Path) -> None:
+    """The plain-directory layout (data downloads): a damaged file whose client metadata still matches is refetched."""
+    from rlif.hub.download import download_repo
+    from rlif.hub.settings import load_settings
+
+    settings = load_settings(hub_env)
+    out = tmp_path / "plain"
+    first = download_repo(
+        "testorg/rlif-data", repo_type="dataset", settings=settings, allow_patterns=["if3_*"], local_dir=out
+    )
+    assert first.repaired == () and first.ref is None
+    target = out / "if3_logicif2.parquet"
+    target.write_bytes(b"PAR1" + bytes(len(hub["new_mixture"]) - 4))
+    again = download_repo(
+        "testorg/rlif-data", repo_type="dataset", settings=settings, allow_patterns=["if3_*"], local_dir=out
+    )
+    assert again.repaired == (f"{target}: content differs from the Hub's (git blob id); fetched again",)
+    assert target.read_bytes() == hub["new_mixture"]
