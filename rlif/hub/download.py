@@ -279,7 +279,7 @@ def download_repo(
             discard_local_copy(root, path)
             repaired.append(f"{problem}; fetched again")
         root = fetch(sorted(problems))
-        verify_files(root, files)
+        verify_files(root, [f for f in files if f.path in problems])  # the others were just verified
     if local_dir is not None:
         staging = Path(local_dir) / ".cache" / "huggingface" / "download"
         ref = None

@@ -63,7 +63,7 @@ def select_run(root: Path, run: str | None) -> Path:
         if len(runs) > 1:
             raise ValueError(
                 f"{root} holds {len(runs)} runs; choose one with --run <run_name> (a name or a directory below, "
-                f"e.g. --run {runs[-1].name}):\n{_run_listing(runs)}"
+                f"e.g. --run {_run_arguments(runs, root)[-1]}):\n{_run_listing(runs, root)}"
             )
         return runs[0]
     for candidate in runs:
@@ -73,17 +73,25 @@ def select_run(root: Path, run: str | None) -> Path:
     if len(named) == 1:
         return named[0]
     if len(named) > 1:
-        choices = " or ".join(f"--run {c.relative_to(root)}" for c in named)
+        choices = " or ".join(f"--run {name}" for name in _run_arguments(named, root))
         raise ValueError(
             f"--run {run} is ambiguous: {len(named)} runs under {root} have that name; pass {choices}:\n"
             f"{_run_listing(named, root)}"
         )
-    raise ValueError(f"run {run!r} not found under {root}; pass --run with one of:\n{_run_listing(runs)}")
+    raise ValueError(f"run {run!r} not found under {root}; pass --run with one of:\n{_run_listing(runs, root)}")
 
 
-def _run_listing(runs: list[Path], root: Path | None = None) -> str:
-    """One line per run, what ``--run`` takes (its name, or its path under ``root``) and its directory."""
-    names = [r.relative_to(root).as_posix() if root is not None else r.name for r in runs]
+def _run_arguments(runs: list[Path], root: Path) -> list[str]:
+    """What ``--run`` takes for each run: its name, or its path under ``root`` when names repeat."""
+    names = [r.name for r in runs]
+    if len(set(names)) == len(names):
+        return names
+    return [r.relative_to(root).as_posix() for r in runs]
+
+
+def _run_listing(runs: list[Path], root: Path) -> str:
+    """One line per run, what ``--run`` takes and its directory, so the choice can be pasted."""
+    names = _run_arguments(runs, root)
     width = max(len(n) for n in names)
     return "\n".join(f"  {n.ljust(width)}  {r}" for n, r in zip(names, runs, strict=True))
 

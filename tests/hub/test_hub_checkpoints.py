@@ -417,6 +417,13 @@ def test_ambiguous_run_name_lists_the_matches(
     assert f"run:        {root / 'projB' / 'runA'}" in out and "checkpoint: global_step_2" in out
     code, out, err = _upload([*args, "--run", "runB"], capsys)  # a unique name still works
     assert code == 0 and "checkpoint: global_step_3" in out
+    code, out, err = _upload(args, capsys)  # no --run: names repeat, so the listing gives paths under --root
+    assert code == 1 and "holds 3 runs; choose one with --run <run_name>" in err and "e.g. --run projB/runB)" in err
+    assert [line.split()[0] for line in err.splitlines() if line.startswith("  ")] == [
+        "projA/runA",
+        "projB/runA",
+        "projB/runB",
+    ]
 
 
 def test_model_card_never_publishes_local_paths(tmp_path: Path) -> None:
