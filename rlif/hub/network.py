@@ -19,6 +19,9 @@ before anything was sent; a read timeout there is final, since the server may ha
 waits for its answer as long as a retried one may take in all (``retries + 1`` read timeouts): a large commit
 can take the Hub a while to answer, and a silent server still fails within the same bound.
 
+An API answer (``/api/...``) whose body stalls after its headers also ends in ``HubConnectionError``; file bodies
+are left to the client, which resumes a stalled transfer itself (``HF_HUB_DOWNLOAD_TIMEOUT`` per read, 5 retries).
+
 The client's own best-effort probe of ``/api/agent-harnesses`` (a user-agent detail, fetched at most once a day,
 3 s timeout, every error ignored by the client) is sent once and its errors passed through untouched.
 """
@@ -26,7 +29,7 @@ The client's own best-effort probe of ``/api/agent-harnesses`` (a user-agent det
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -218,13 +221,20 @@ class BoundedTransport(httpx.BaseTransport):
         attempts = limits.retries + 1
         for attempt in range(1, attempts + 1):
             try:
-                return self._inner.handle_request(request)
+                response = self._inner.handle_request(request)
             except (httpx.ConnectError, httpx.ConnectTimeout) as err:
                 retry = replayable
                 failure = err
             except httpx.TimeoutException as err:
                 retry = replayable and idempotent
                 failure = err
+            else:
+                if not request.url.path.startswith("/api/"):  # file bodies: the client resumes a stalled transfer
+                    return response
+                stream = _BodyGuard(response.stream, lambda err: _describe_body(request, err, timeout, read_setting))
+                return httpx.Response(
+                    response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
+                )
             if not retry or attempt == attempts:
                 raise HubConnectionError(_describe(request, failure, attempt, timeout, read_setting)) from failure
             time.sleep(limits.backoff(attempt))
@@ -235,9 +245,42 @@ class BoundedTransport(httpx.BaseTransport):
         self._inner.close()
 
 
+class _BodyGuard(httpx.SyncByteStream):
+    """An API answer's body whose stall (headers sent, then nothing) ends in ``HubConnectionError`` too.
+
+    The client reads such bodies whole, outside the transport, and would otherwise raise a bare httpx timeout.
+    """
+
+    def __init__(self, stream: httpx.SyncByteStream, describe: Callable[[Exception], str]) -> None:
+        self._stream = stream
+        self._describe = describe
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._stream
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as err:
+            raise HubConnectionError(self._describe(err)) from err
+
+    def close(self) -> None:
+        """Close the underlying stream (returns the connection to the pool)."""
+        self._stream.close()
+
+
 def _client_setting(request: httpx.Request) -> str:
     """The huggingface_hub variable behind a timeout the client set itself."""
     return ETAG_TIMEOUT if request.method == "HEAD" else DOWNLOAD_TIMEOUT
+
+
+def _describe_body(request: httpx.Request, err: Exception, timeout: Mapping[str, float], read_setting: str) -> str:
+    """One line for an answer that started and then stopped (not retried: the request may have had effects)."""
+    endpoint = f"{request.url.scheme}://{request.url.netloc.decode('ascii', 'replace')}"
+    if isinstance(err, httpx.TimeoutException):
+        stall = f"stopped sending for {timeout['read']:g} s"
+        hint = f"raise {read_setting} (seconds) if it is just slow, else check HF_ENDPOINT"
+    else:
+        stall = f"broke off ({type(err).__name__}: {err})"
+        hint = "check HF_ENDPOINT and the network"
+    return f"the Hub at {endpoint} began answering {request.method} {request.url.path} and {stall}; {hint}"
 
 
 def _describe(

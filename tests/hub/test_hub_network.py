@@ -336,3 +336,43 @@ def test_default_limits_measured_against_a_silent_server(silent_server: str, tmp
         "10 s (3 attempts): it accepts connections but sends nothing; raise RLIF_HUB_READ_TIMEOUT (seconds) if it "
         "is just slow, else check HF_ENDPOINT\n"
     )
+
+
+@pytest.fixture
+def stalling_server() -> Iterator[str]:
+    """Answers every request with headers announcing a body, then sends nothing more."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn = server.accept()[0]
+            except OSError:
+                return
+            held.append(conn)
+            conn.recv(65536)
+            conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"id":')
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+
+
+def test_api_answer_that_stops_halfway_is_one_error(stalling_server: str) -> None:
+    api = network.hub_api(HubSettings(endpoint=stalling_server, limits=HubLimits(read=0.5, retries=2)))
+    started = time.monotonic()
+    with pytest.raises(HubConnectionError) as caught:
+        api.repo_info("o/r", revision="main")
+    assert time.monotonic() - started < 2.0
+    assert str(caught.value) == (
+        f"the Hub at {stalling_server} began answering GET /api/models/o/r/revision/main and stopped sending for "
+        "0.5 s; raise RLIF_HUB_READ_TIMEOUT (seconds) if it is just slow, else check HF_ENDPOINT"
+    )
+    network.configure(HubLimits())
