@@ -22,12 +22,17 @@ from huggingface_hub.errors import HfHubHTTPError
 from rlif.data.cli import DefaultsHelpFormatter
 from rlif.data.download import DEFAULT_PATTERNS, download_data
 from rlif.data.summary import format_table, summary_table
+from rlif.hub.network import LIMITS_HELP, HubConnectionError
 from rlif.hub.settings import load_settings, redact
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=DefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="\n".join([*__doc__.splitlines()[1:], "", LIMITS_HELP]),
+        formatter_class=DefaultsHelpFormatter,
+    )
     parser.add_argument("--repo-id", help="dataset repo (default: HF_DATA_REPO)")
     parser.add_argument("--revision", help="branch, tag or commit (default: main)")
     parser.add_argument(
@@ -41,7 +46,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Download, validate, print the table and where the files went."""
     args = parse_args(argv)
-    settings = load_settings(args.env_file)
+    try:
+        settings = load_settings(args.env_file)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     repo_id = args.repo_id or settings.data_repo
     if not repo_id:
         print("error: no dataset repo: pass --repo-id or set HF_DATA_REPO (environment or .env)", file=sys.stderr)
@@ -54,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             revision=args.revision,
             allow_patterns=tuple(args.include or DEFAULT_PATTERNS),
         )
-    except (ValueError, HfHubHTTPError) as err:
+    except (ValueError, HfHubHTTPError, HubConnectionError) as err:
         print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
         return 1
     print(f"{repo_id} @ {result.commit}")

@@ -3,8 +3,13 @@
 verl 0.9.1 saves ``<trainer.default_local_dir>/global_step_N/actor/`` with one ``model_world_size_W_rank_r.pt``
 shard per rank, ``fsdp_config.json`` (holding ``world_size``) and ``huggingface/`` (config and tokenizer). A run
 directory is any directory with ``global_step_N`` children. A checkpoint still being written (or cut off by a
-preemption) lacks shards, so "latest" means the highest step whose actor directory is complete; an explicitly
-chosen step must be complete too.
+preemption) lacks shards or has a shard cut short, so "latest" means the highest step whose actor directory is
+complete; an explicitly chosen step must be complete too.
+
+A shard is ``torch.save`` output, a zip archive whose directory is written last: a shard cut off at any point
+has no end-of-directory record, which ``zipfile`` detects by reading the end of the file, without loading the
+multi-GB tensors (and without torch). The merger would otherwise fail minutes later with ``OSError: [Errno 22]``
+naming no file.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,11 +89,42 @@ def checkpoint_problems(checkpoint: Checkpoint) -> list[str]:
     problems = []
     for rank in range(world_size):
         shard = actor / SHARD_NAME.format(world_size=world_size, rank=rank)
-        if not shard.is_file() or shard.stat().st_size == 0:
-            problems.append(f"{shard}: missing or empty")
+        problem = shard_problem(shard)
+        if problem:
+            problems.append(f"{shard}: {problem}")
     if not (actor / "huggingface" / "config.json").is_file():
         problems.append(f"{actor / 'huggingface' / 'config.json'}: missing")
     return problems
+
+
+def shard_problem(shard: Path) -> str | None:
+    """Why ``shard`` is not a whole ``torch.save`` archive (missing, empty, cut short, not torch), or None.
+
+    Reads only the archive's directory at the end of the file, and checks that every member it lists lies inside
+    the file.
+    """
+    if not shard.is_file():
+        return "missing"
+    size = shard.stat().st_size
+    if size == 0:
+        return "empty"
+    try:
+        with zipfile.ZipFile(shard) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError) as err:
+        return f"truncated or corrupt ({size} bytes, no complete torch archive directory: {err})"
+    if not any(m.filename.endswith("data.pkl") for m in members):
+        return f"not a torch checkpoint ({size} bytes, no data.pkl in the archive)"
+    beyond = [m.filename for m in members if m.header_offset + m.compress_size > size]
+    if beyond:
+        return f"truncated or corrupt ({size} bytes, member {beyond[0]} extends past the end)"
+    return None
+
+
+def skipped_steps(run_dir: Path, chosen: Checkpoint) -> list[str]:
+    """One line per checkpoint newer than ``chosen`` that is incomplete: why it was not the one published."""
+    newer = [c for c in list_checkpoints(run_dir) if c.step > chosen.step]
+    return [f"global_step_{c.step} is incomplete ({'; '.join(p)})" for c in newer if (p := checkpoint_problems(c))]
 
 
 def pick_checkpoint(run_dir: Path, step: int | None = None) -> Checkpoint:

@@ -15,6 +15,8 @@ commit even if the branch moves), downloads, and checks each file's size and has
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,9 +28,11 @@ from huggingface_hub.hf_api import RepoFile
 from huggingface_hub.utils import are_progress_bars_disabled, filter_repo_objects
 from tqdm import tqdm
 
+from rlif.hub.network import configure, hub_api
 from rlif.hub.settings import HubSettings
 
 _CHUNK = 8 * 1024 * 1024
+COMMIT_SHA = re.compile(r"[0-9a-f]{40}")
 
 
 @dataclass(frozen=True)
@@ -57,12 +61,17 @@ class Download:
         commit: the commit sha the files come from.
         root: the directory holding the files (``local_dir``, or the cache's snapshot directory).
         files: the files that were downloaded and verified.
+        ref: the cache ref (``main``, a tag) now pointing at ``commit``; None for a download by commit sha or
+            into a plain directory.
+        repaired: one line per file that failed verification, was deleted and fetched again.
     """
 
     repo_id: str
     commit: str
     root: Path
     files: tuple[RemoteFile, ...]
+    ref: str | None = None
+    repaired: tuple[str, ...] = ()
 
 
 def git_blob_sha1(path: Path, progress: Callable[[int], object] | None = None) -> str:
@@ -184,7 +193,7 @@ def resolve_files(
         ValueError: the Hub gave no commit, or no file matches.
         huggingface_hub.errors.RepositoryNotFoundError, RevisionNotFoundError: unknown repo or revision.
     """
-    api = HfApi(endpoint=settings.endpoint, token=settings.token)
+    api = hub_api(settings)
     # Asking for the revision explicitly (``/revision/main``) is what pins the commit; it also is the endpoint every
     # Hub-compatible server has (olah has no bare ``/api/<type>s/<repo>``).
     commit = api.repo_info(repo_id, repo_type=repo_type, revision=revision or "main").sha
@@ -207,16 +216,24 @@ def download_repo(
     cache_dir: Path | None = None,
     max_workers: int = 8,
 ) -> Download:
-    """Download the files of ``repo_id`` matching ``allow_patterns`` and verify them.
+    """Download the files of ``repo_id`` matching ``allow_patterns``, verify them, and repair what fails.
 
     Exactly one of ``local_dir`` (plain files, e.g. ``verl_data/``) and ``cache_dir`` (the Hub cache layout, for
     models) is given. Re-running after an interruption resumes: complete files are kept, partial ones are
     fetched again from their start, and nothing incomplete ever sits at a final path.
 
+    The client trusts any file already present at the pinned commit, so a corrupted cached blob would fail
+    verification on every re-run (and deleting the snapshot link does not help: the client links the same blob
+    again). Files that fail verification are therefore deleted, blob included, and fetched once more.
+
+    In the cache, a branch or tag download also records ``refs/<revision>`` (the client skips it for a download
+    by commit sha), so ``from_pretrained("<repo_id>")`` and ``snapshot_download(..., local_files_only=True)``
+    resolve the repo id offline (``HF_HUB_OFFLINE=1``) to exactly the verified snapshot.
+
     Args:
         repo_id: ``owner/name``.
         repo_type: ``dataset`` or ``model``.
-        settings: token and endpoint.
+        settings: token, endpoint and request limits.
         revision: branch, tag or commit; None means ``main``.
         allow_patterns: glob patterns (``fnmatch``, as the Hub client applies them); None takes every file.
         local_dir: download into this directory.
@@ -227,8 +244,9 @@ def download_repo(
         The verified download.
 
     Raises:
-        ValueError: both or neither destination given, no file matches, or verification fails.
+        ValueError: both or neither destination given, no file matches, or verification fails after a repair.
         huggingface_hub.errors.RepositoryNotFoundError, RevisionNotFoundError: unknown repo or revision.
+        rlif.hub.network.HubConnectionError: the Hub cannot be reached or does not answer.
     """
     if (local_dir is None) == (cache_dir is None):
         raise ValueError("give exactly one of local_dir and cache_dir")
@@ -236,21 +254,65 @@ def download_repo(
         repo_id, repo_type=repo_type, settings=settings, revision=revision, allow_patterns=allow_patterns
     )
     started = time.time()
-    root = snapshot_download(
-        repo_id,
-        repo_type=repo_type,
-        revision=commit,
-        allow_patterns=[f.path for f in files],
-        local_dir=local_dir,
-        cache_dir=cache_dir,
-        token=settings.token,
-        endpoint=settings.endpoint,
-        max_workers=max_workers,
-    )
-    verify_files(Path(root), files)
+
+    def fetch(paths: Sequence[str]) -> Path:
+        configure(settings.limits)
+        return Path(
+            snapshot_download(
+                repo_id,
+                repo_type=repo_type,
+                revision=commit,
+                allow_patterns=list(paths),
+                local_dir=local_dir,
+                cache_dir=cache_dir,
+                token=settings.token,
+                endpoint=settings.endpoint,
+                max_workers=max_workers,
+            )
+        )
+
+    root = fetch([f.path for f in files])
+    problems = file_problems(root, files)
+    repaired = []
+    if problems:
+        for path, problem in sorted(problems.items()):
+            discard_local_copy(root, path)
+            repaired.append(f"{problem}; fetched again")
+        root = fetch(sorted(problems))
+        verify_files(root, [f for f in files if f.path in problems])  # the others were just verified
     if local_dir is not None:
         staging = Path(local_dir) / ".cache" / "huggingface" / "download"
+        ref = None
     else:
-        staging = Path(cache_dir) / repo_folder_name(repo_id=repo_id, repo_type=repo_type) / "blobs"
+        storage = Path(cache_dir) / repo_folder_name(repo_id=repo_id, repo_type=repo_type)
+        staging = storage / "blobs"
+        ref = record_ref(storage, revision or "main", commit)
     remove_stale_partials(staging, older_than=started)
-    return Download(repo_id=repo_id, commit=commit, root=Path(root), files=tuple(files))
+    return Download(repo_id=repo_id, commit=commit, root=root, files=tuple(files), ref=ref, repaired=tuple(repaired))
+
+
+def discard_local_copy(root: Path, path: str) -> None:
+    """Delete a downloaded file so the next download fetches it: in the cache its blob too, else its metadata."""
+    local = Path(root) / path
+    if local.is_symlink():
+        Path(os.path.realpath(local)).unlink(missing_ok=True)  # the blob, which the client would link again
+    local.unlink(missing_ok=True)
+    (Path(root) / ".cache" / "huggingface" / "download" / f"{path}.metadata").unlink(missing_ok=True)
+
+
+def record_ref(storage: Path, revision: str, commit: str) -> str | None:
+    """Write ``<storage>/refs/<revision>`` = ``commit`` (atomically) unless ``revision`` is itself a commit sha.
+
+    Returns:
+        The ref name written, or None for a commit sha (offline use then needs the sha or the snapshot path).
+    """
+    if COMMIT_SHA.fullmatch(revision):
+        return None
+    ref_path = storage / "refs" / revision
+    ref_path.parent.mkdir(parents=True, exist_ok=True)
+    if ref_path.is_file() and ref_path.read_text().strip() == commit:
+        return revision
+    partial = ref_path.with_name(f".{ref_path.name}.{os.getpid()}.partial")
+    partial.write_text(commit)
+    os.replace(partial, ref_path)
+    return revision

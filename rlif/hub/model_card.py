@@ -12,7 +12,9 @@ logged at or before that step. The facts come from the run itself, never typed b
   one JSON object ``{"step", "data"}`` per line, where validation metrics are the ``val-core/`` and ``val-aux/``
   keys.
 
-A fact that the run did not record is written as "not recorded", never guessed.
+A fact that the run did not record is written as "not recorded", never guessed. A published card never carries a
+path of the machine the run was trained on: the base model appears as its Hub repo id (recovered from a Hub cache
+snapshot path) or as "local model", and file paths in the data, sampler and reward settings are cut to file names.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from rlif.hub.checkpoints import Checkpoint
 CONFIG_NAMES = ("config.yaml", ".hydra/config.yaml")
 METRICS_GLOB = "metrics*.jsonl"
 NOT_RECORDED = "not recorded"
+LOCAL_MODEL = "local model"
 MAX_METRICS = 40
 _CACHE_PATH = re.compile(r"models--(?P<owner>[^/]+?)--(?P<name>[^/]+)/snapshots/")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -45,7 +48,7 @@ class RunInfo:
         run_name: the run directory's name.
         step: the checkpoint's ``global_step``.
         total_steps: ``trainer.total_training_steps`` when set.
-        base_model: a Hub repo id or a path; None when not recorded.
+        base_model: a Hub repo id or ``LOCAL_MODEL``; None when not recorded.
         train_files: ``data.train_files``.
         val_files: ``data.val_files``.
         sampler: ``data.rlif_sampler`` (name, params, seed); None when the run had no config.
@@ -75,11 +78,35 @@ def find_config(run_dir: Path) -> Path | None:
 
 
 def base_model_id(model_path: str) -> str:
-    """A Hub repo id for a model path: ``Qwen/Qwen3-8B`` from a Hub cache snapshot path, else the path as given."""
+    """The Hub repo id a model path stands for, or ``LOCAL_MODEL``; never the path itself.
+
+    ``.../models--Qwen--Qwen3-8B/snapshots/<sha>`` gives ``Qwen/Qwen3-8B``; an ``owner/name`` that is not an existing
+    directory is taken as the repo id it is; anything else (a directory of the training machine) is a local model.
+    """
     match = _CACHE_PATH.search(model_path)
     if match:
         return f"{match['owner']}/{match['name']}"
-    return model_path
+    if _REPO_ID.match(model_path) and not Path(model_path).exists():
+        return model_path
+    return LOCAL_MODEL
+
+
+def public_path(value: str) -> str:
+    """``value`` with a local file path cut to its file name (``pkg://`` and other URLs are kept)."""
+    if "://" in value or ("/" not in value and "\\" not in value):
+        return value
+    return value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _public(value: Any) -> Any:
+    """``public_path`` applied to every string that looks like a path, through nested settings."""
+    if isinstance(value, Mapping):
+        return {k: _public(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_public(v) for v in value]
+    if isinstance(value, str) and value.startswith(("/", "~", "./", "../")):
+        return public_path(value)
+    return value
 
 
 def read_val_metrics(metrics_file: Path, step: int) -> tuple[dict[str, float], int | None]:
@@ -124,11 +151,17 @@ def collect_run_info(
         config_file: the resolved verl config YAML; default ``find_config(run_dir)``.
         metrics_file: verl file-logger output; default every ``<run_dir>/metrics*.jsonl`` (the latest validation
             record across them).
-        base_model: overrides the config's model path.
+        base_model: a Hub repo id that overrides the config's model path.
 
     Raises:
-        ValueError: a given file is missing, or the config or metrics file is malformed.
+        ValueError: a given file is missing, the config or metrics file is malformed, or ``base_model`` is not an
+            ``owner/name`` repo id.
     """
+    if base_model is not None and not _REPO_ID.match(base_model):
+        raise ValueError(
+            f"--base-model {base_model!r}: give the Hub repo id (owner/name) the run started from; the card never "
+            f"carries a local path (without --base-model a local model is written as {LOCAL_MODEL!r})"
+        )
     run_dir = checkpoint.run_dir
     config_path = config_file if config_file is not None else find_config(run_dir)
     config: Mapping[str, Any] = {}
@@ -189,7 +222,7 @@ def _sampler(config: Mapping[str, Any]) -> dict[str, Any]:
     node = _get(config, "data.rlif_sampler")
     if not isinstance(node, Mapping):
         return {"name": "uniform", "params": {}, "note": "default: no data.rlif_sampler in the config"}
-    return {"name": node.get("name"), "params": dict(node.get("params") or {}), "seed": node.get("seed")}
+    return {"name": node.get("name"), "params": _public(dict(node.get("params") or {})), "seed": node.get("seed")}
 
 
 def _reward(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -197,8 +230,8 @@ def _reward(config: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(node, Mapping) or not node.get("path"):
         return {"function": "verl default (no reward.custom_reward_function)"}
     return {
-        "function": f"{node.get('path')}:{node.get('name')}",
-        "options": dict(node.get("reward_kwargs") or {}),
+        "function": f"{public_path(str(node.get('path')))}:{node.get('name')}",
+        "options": _public(dict(node.get("reward_kwargs") or {})),
     }
 
 

@@ -20,8 +20,23 @@ QWEN3 = {
 }
 """Short names of the base models rlif trains."""
 
-MODEL_FILES = ("*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken", "*.py", "*.md", "LICENSE*")
-"""What a model snapshot needs (config, weights, tokenizer, card); others (``.bin`` duplicates) are skipped."""
+MODEL_FILES = (
+    "*.json",
+    "*.safetensors",
+    "*.txt",
+    "*.model",
+    "*.tiktoken",
+    "*.py",
+    "*.md",
+    "LICENSE*",
+    ".gitattributes",
+)
+"""What a model snapshot needs (config, weights, tokenizer, card); others (``.bin`` duplicates) are skipped.
+
+For the Qwen3 repos this is every file, which is what an offline ``snapshot_download(repo_id,
+local_files_only=True)`` without patterns requires: huggingface_hub checks the snapshot against the repo's cached
+file listing and refuses a partial one (a repo with skipped files needs these patterns passed offline too).
+"""
 
 
 def resolve_model(name: str) -> str:

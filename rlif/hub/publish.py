@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlif.data.schema import FileSummary, validate_parquet
-from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint
+from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint, skipped_steps
 from rlif.hub.merge import MARKER, MERGED_DIR_NAME, merge_checkpoint
 from rlif.hub.model_card import collect_run_info, render_model_card
 from rlif.hub.settings import HubSettings
@@ -49,9 +49,12 @@ class CheckpointRequest:
 def select_run(root: Path, run: str | None) -> Path:
     """Resolve the run directory.
 
+    ``run`` is a run directory, a path relative to ``root`` (``<project>/<run>``), or a run's name. A name that
+    several projects use (``checkpoints/a/runA``, ``checkpoints/b/runA``) is refused rather than guessed.
+
     Raises:
-        ValueError: no run under ``root``, the named run is unknown, or several runs and none named (the message
-            lists them).
+        ValueError: no run under ``root``, the named run is unknown or ambiguous, or several runs and none named
+            (the message lists the candidates).
     """
     runs = find_runs(root)
     if not runs:
@@ -60,19 +63,37 @@ def select_run(root: Path, run: str | None) -> Path:
         if len(runs) > 1:
             raise ValueError(
                 f"{root} holds {len(runs)} runs; choose one with --run <run_name> (a name or a directory below, "
-                f"e.g. --run {runs[-1].name}):\n{_run_listing(runs)}"
+                f"e.g. --run {_run_arguments(runs, root)[-1]}):\n{_run_listing(runs, root)}"
             )
         return runs[0]
     for candidate in runs:
-        if candidate == Path(run) or candidate.name == run or candidate == root / run:
+        if candidate == Path(run) or candidate == root / run:
             return candidate
-    raise ValueError(f"run {run!r} not found under {root}; pass --run with one of:\n{_run_listing(runs)}")
+    named = [candidate for candidate in runs if candidate.name == run]
+    if len(named) == 1:
+        return named[0]
+    if len(named) > 1:
+        choices = " or ".join(f"--run {name}" for name in _run_arguments(named, root))
+        raise ValueError(
+            f"--run {run} is ambiguous: {len(named)} runs under {root} have that name; pass {choices}:\n"
+            f"{_run_listing(named, root)}"
+        )
+    raise ValueError(f"run {run!r} not found under {root}; pass --run with one of:\n{_run_listing(runs, root)}")
 
 
-def _run_listing(runs: list[Path]) -> str:
-    """One line per run, its name (what ``--run`` takes) and its directory, so the choice can be pasted."""
-    width = max(len(r.name) for r in runs)
-    return "\n".join(f"  {r.name.ljust(width)}  {r}" for r in runs)
+def _run_arguments(runs: list[Path], root: Path) -> list[str]:
+    """What ``--run`` takes for each run: its name, or its path under ``root`` when names repeat."""
+    names = [r.name for r in runs]
+    if len(set(names)) == len(names):
+        return names
+    return [r.relative_to(root).as_posix() for r in runs]
+
+
+def _run_listing(runs: list[Path], root: Path) -> str:
+    """One line per run, what ``--run`` takes and its directory, so the choice can be pasted."""
+    names = _run_arguments(runs, root)
+    width = max(len(n) for n in names)
+    return "\n".join(f"  {n.ljust(width)}  {r}" for n, r in zip(names, runs, strict=True))
 
 
 def checkpoint_commit_message(checkpoint: Checkpoint) -> str:
@@ -89,6 +110,10 @@ def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Ch
     """
     run_dir = select_run(Path(request.root), request.run)
     checkpoint = pick_checkpoint(run_dir, request.step)
+    newer_incomplete = skipped_steps(run_dir, checkpoint) if request.step is None else []
+    skipped = "".join(f"skipped {line}\n" for line in newer_incomplete)
+    if newer_incomplete:
+        skipped += f"publishing global_step_{checkpoint.step} instead, the newest complete step\n"
     info = collect_run_info(
         checkpoint,
         config_file=request.config_file,
@@ -97,7 +122,7 @@ def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Ch
     )
     card = render_model_card(info, repo_id=request.repo_id)
     if dry_run:
-        report = (
+        report = skipped + (
             f"run:        {run_dir}\ncheckpoint: global_step_{checkpoint.step} ({checkpoint.actor_dir})\n"
             f"would merge into {checkpoint.step_dir / MERGED_DIR_NAME} and upload to {request.repo_id} "
             f"({'private' if request.private else 'public'} if created)\n\nmodel card:\n{card}"
@@ -114,7 +139,7 @@ def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Ch
         ignore_patterns=(MARKER,),
     )
     how = "reused earlier merge" if merged.reused else "merged"
-    report = f"run:        {run_dir}\ncheckpoint: global_step_{checkpoint.step}\n{how}: {merged.target_dir}"
+    report = f"{skipped}run:        {run_dir}\ncheckpoint: global_step_{checkpoint.step}\n{how}: {merged.target_dir}"
     return checkpoint, plan, report
 
 

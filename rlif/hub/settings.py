@@ -15,6 +15,11 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
+from rlif.hub.network import HubLimits, SettingError, parse_limits
+
+ASCII_SETTINGS = ("HF_TOKEN", "HF_ENDPOINT", "HF_DATA_REPO")
+"""Settings that travel in HTTP headers or URLs, where only ASCII is allowed (paths such as HF_CACHE_DIR may not)."""
+
 
 @dataclass(frozen=True)
 class HubSettings:
@@ -25,12 +30,15 @@ class HubSettings:
         data_repo: ``HF_DATA_REPO``, the dataset repo holding the mixtures.
         cache_dir: ``HF_CACHE_DIR``, where model snapshots go.
         endpoint: ``HF_ENDPOINT`` when set (a mirror or a local test hub); None means the public Hub.
+        limits: timeouts and retries of Hub requests (``RLIF_HUB_CONNECT_TIMEOUT``, ``RLIF_HUB_READ_TIMEOUT``,
+            ``RLIF_HUB_RETRIES``).
     """
 
     token: str | None = field(default=None, repr=False)
     data_repo: str | None = None
     cache_dir: Path | None = None
     endpoint: str | None = None
+    limits: HubLimits = field(default_factory=HubLimits)
 
 
 def read_env(env_file: Path | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -49,15 +57,49 @@ def read_env(env_file: Path | None = None, environ: Mapping[str, str] | None = N
 
 
 def load_settings(env_file: Path | None = None, environ: Mapping[str, str] | None = None) -> HubSettings:
-    """Build ``HubSettings`` from ``.env`` and the environment (see ``read_env``)."""
-    values = read_env(env_file, environ)
+    """Build ``HubSettings`` from ``.env`` and the environment (see ``read_env``).
+
+    Raises:
+        SettingError: a setting that goes into requests has non-ASCII characters or stray quotes or spaces (a
+            token pasted with smart quotes), or a ``RLIF_HUB_*`` limit is not a valid number. The message names
+            the setting and where it came from, never the token's value.
+    """
+    env = os.environ if environ is None else environ
+    values = read_env(env_file, env)
+    source = {name: "environment" if env.get(name) else str(env_file or ".env") for name in values}
+    for name in ASCII_SETTINGS:
+        if name in values:
+            _check_plain(name, values[name], source[name])
     cache_dir = values.get("HF_CACHE_DIR")
     return HubSettings(
         token=values.get("HF_TOKEN"),
         data_repo=values.get("HF_DATA_REPO"),
         cache_dir=Path(cache_dir).expanduser() if cache_dir else None,
         endpoint=values.get("HF_ENDPOINT"),
+        limits=parse_limits(values),
     )
+
+
+def _check_plain(name: str, value: str, source: str) -> None:
+    """Reject a value that cannot go into an HTTP header or URL, naming the character's position but not the value.
+
+    httpx would otherwise fail deep inside a request with "'ascii' codec can't encode character", naming nothing.
+    """
+    bad = next(((i, c) for i, c in enumerate(value) if not c.isascii()), None)
+    if bad is not None:
+        position, char = bad
+        raise SettingError(
+            f"{name} (from {source}) has a non-ASCII character {char!r} (U+{ord(char):04X}) at position "
+            f"{position + 1}; smart quotes or a pasted non-breaking space? Write the value again with plain "
+            "characters, without quotes"
+        )
+    stray = next(((i, c) for i, c in enumerate(value) if c in "\"' \t"), None)
+    if stray is not None:
+        position, char = stray
+        raise SettingError(
+            f"{name} (from {source}) has a {'space' if char.isspace() else 'quote'} at position {position + 1}; "
+            "write the value without quotes or spaces"
+        )
 
 
 def redact(text: str, token: str | None) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from huggingface_hub import HfApi
 from huggingface_hub.utils import filter_repo_objects
 
+from rlif.hub.network import hub_api
 from rlif.hub.settings import HubSettings
 
 
@@ -113,7 +114,7 @@ def execute_upload(plan: UploadPlan, settings: HubSettings, api: HfApi | None = 
         ValueError: the repo exists and is public although a private upload was planned.
         huggingface_hub.errors.HfHubHTTPError: the Hub refused (authentication, permissions, quota).
     """
-    api = api if api is not None else HfApi(endpoint=settings.endpoint, token=settings.token)
+    api = api if api is not None else hub_api(settings)
     repo_url = api.create_repo(plan.repo_id, repo_type=plan.repo_type, private=plan.private, exist_ok=True)
     if plan.private:
         info = api.repo_info(plan.repo_id, repo_type=plan.repo_type)

@@ -2,8 +2,9 @@
 
 ``FakeHub`` answers the Hub HTTP API the upload path uses (create repo, repo info, card YAML validation, preupload,
 commit) from memory, plugged in below the real ``huggingface_hub`` client through its public
-``set_client_factory`` hook, so ``HfApi.create_repo`` and ``upload_folder`` run unmodified and the test sees the
-requests they send. (The local olah hub used by the download tests cannot take uploads.)
+``set_client_factory`` hook (below rlif's own timeout and retry layer, ``rlif.hub.network``), so
+``HfApi.create_repo`` and ``upload_folder`` run unmodified and the test sees the requests they send. (The local olah
+hub used by the download tests cannot take uploads.)
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import httpx
-import huggingface_hub
 import yaml
+
+from rlif.hub import network
 
 ENDPOINT = "https://fake-hub.test"
 _REPO_API = re.compile(r"^/api/(?P<type>models|datasets)/(?P<repo>[^/]+/[^/]+)(?P<rest>/.*)?$")
@@ -127,9 +129,8 @@ class FakeHub:
 def fake_hub_transport() -> Iterator[FakeHub]:
     """Route every ``huggingface_hub`` request of this process to a new ``FakeHub`` for the duration."""
     hub = FakeHub()
-    huggingface_hub.set_client_factory(lambda: httpx.Client(transport=httpx.MockTransport(hub.handle)))
+    network.install_client(httpx.MockTransport(hub.handle))
     try:
         yield hub
     finally:
-        # The client's own default factory is private; this one matches its redirect and timeout settings.
-        huggingface_hub.set_client_factory(lambda: httpx.Client(follow_redirects=True, timeout=None))
+        network.install_client()

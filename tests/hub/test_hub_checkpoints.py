@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -41,15 +42,23 @@ target.mkdir(parents=True)
 """
 
 
+def write_shard(path: Path, payload: bytes) -> None:
+    """A placeholder shard with ``torch.save``'s archive layout (``<name>/data.pkl``, ``<name>/data/0``, ...)."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{path.stem}/data.pkl", b"\x80\x02}q\x00.")
+        archive.writestr(f"{path.stem}/data/0", payload)
+        archive.writestr(f"{path.stem}/version", b"3\n")
+
+
 def make_checkpoint(run_dir: Path, step: int, *, world_size: int = 2, missing_rank: int | None = None) -> Checkpoint:
-    """verl's FSDP checkpoint layout with placeholder shard bytes (enough for discovery and bookkeeping)."""
+    """verl's FSDP checkpoint layout with placeholder shards (enough for discovery and bookkeeping)."""
     actor = run_dir / f"global_step_{step}" / "actor"
     (actor / "huggingface").mkdir(parents=True)
     (actor / "huggingface" / "config.json").write_text('{"model_type": "qwen3"}')
     (actor / "fsdp_config.json").write_text(json.dumps({"FSDP_version": 2, "world_size": world_size}))
     for rank in range(world_size):
         if rank != missing_rank:
-            (actor / f"model_world_size_{world_size}_rank_{rank}.pt").write_bytes(b"shard %d" % rank)
+            write_shard(actor / f"model_world_size_{world_size}_rank_{rank}.pt", b"shard %d" % rank * 100)
     return Checkpoint(run_dir, step)
 
 
@@ -139,7 +148,7 @@ def test_merge_is_reused_until_the_shards_change(run_dir: Path) -> None:
     assert merge_checkpoint(checkpoint, python="py", runner=_fake_runner(calls)).reused
     assert len(calls) == 1
     shard = checkpoint.actor_dir / "model_world_size_2_rank_1.pt"
-    shard.write_bytes(b"retrained shard 1")
+    write_shard(shard, b"retrained shard 1")
     assert not merge_checkpoint(checkpoint, python="py", runner=_fake_runner(calls)).reused
     assert len(calls) == 2
 
@@ -332,3 +341,121 @@ def test_model_card_takes_the_latest_validation_across_job_attempts(run_dir: Pat
     info = collect_run_info(pick_checkpoint(run_dir, step=20))
     assert info.val_metrics_step == 20
     assert info.val_metrics["val-core/ifeval/acc/mean@1"] == 0.7
+
+
+def _torch_checkpoint(run_dir: Path, step: int, *, world_size: int = 2) -> Checkpoint:
+    """A checkpoint whose shards are real ``torch.save`` archives, as verl writes them."""
+    import torch
+
+    checkpoint = make_checkpoint(run_dir, step, world_size=world_size)
+    for rank in range(world_size):
+        torch.save(
+            {"w": torch.full((64, 64), float(rank))}, checkpoint.actor_dir / f"model_world_size_2_rank_{rank}.pt"
+        )
+    return checkpoint
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.99, "last byte"])
+def test_truncated_shard_makes_the_newest_step_incomplete(
+    tmp_path: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str], cut: float | str
+) -> None:
+    run = tmp_path / "checkpoints" / "proj" / "runA"
+    _torch_checkpoint(run, 10)
+    newest = _torch_checkpoint(run, 20)
+    shard = newest.actor_dir / "model_world_size_2_rank_1.pt"
+    data = shard.read_bytes()
+    shard.write_bytes(data[: len(data) - 1] if cut == "last byte" else data[: int(len(data) * cut)])
+    assert pick_checkpoint(run).step == 10
+    with pytest.raises(ValueError, match=rf"global_step_20 is incomplete:\n  {shard}: truncated or corrupt"):
+        pick_checkpoint(run, 20)
+    args = ["--env-file", str(hub_env), "checkpoint", "--root", str(run), "--repo-id", "me/x", "--dry-run"]
+    code, out, err = _upload([*args, "--python", str(fake_python)], capsys)
+    assert code == 0, err
+    assert out.startswith(f"skipped global_step_20 is incomplete ({shard}: truncated or corrupt (")
+    assert "publishing global_step_10 instead, the newest complete step" in out
+    assert "checkpoint: global_step_10" in out
+    code, out, err = _upload([*args, "--python", str(fake_python), "--step", "20"], capsys)
+    assert code == 1
+    assert f"error: global_step_20 is incomplete:\n  {shard}: truncated or corrupt" in err
+
+
+def test_whole_torch_shards_pass_and_a_non_torch_file_does_not(tmp_path: Path) -> None:
+    checkpoint = _torch_checkpoint(tmp_path / "run", 5)
+    assert pick_checkpoint(checkpoint.run_dir) == checkpoint
+    shard = checkpoint.actor_dir / "model_world_size_2_rank_0.pt"
+    with zipfile.ZipFile(shard, "w") as archive:
+        archive.writestr("notes.txt", "not a tensor archive")
+    with pytest.raises(ValueError, match=r"rank_0\.pt: not a torch checkpoint \(\d+ bytes, no data\.pkl"):
+        pick_checkpoint(checkpoint.run_dir, 5)
+    shard.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"rank_0\.pt: empty"):
+        pick_checkpoint(checkpoint.run_dir, 5)
+
+
+def test_ambiguous_run_name_lists_the_matches(
+    tmp_path: Path, fake_python: Path, hub_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "checkpoints"
+    make_checkpoint(root / "projA" / "runA", 1)
+    make_checkpoint(root / "projB" / "runA", 2)
+    make_checkpoint(root / "projB" / "runB", 3)
+    args = ["--env-file", str(hub_env), "checkpoint", "--root", str(root), "--repo-id", "me/x", "--dry-run"]
+    args += ["--python", str(fake_python)]
+    code, out, err = _upload([*args, "--run", "runA"], capsys)
+    assert code == 1 and out == ""
+    first = err.splitlines()[0]
+    assert first == (
+        f"error: --run runA is ambiguous: 2 runs under {root} have that name; "
+        "pass --run projA/runA or --run projB/runA:"
+    )
+    assert err.splitlines()[1:] == [
+        f"  projA/runA  {root / 'projA' / 'runA'}",
+        f"  projB/runA  {root / 'projB' / 'runA'}",
+    ]
+    code, out, err = _upload([*args, "--run", "projB/runA"], capsys)
+    assert code == 0, err
+    assert f"run:        {root / 'projB' / 'runA'}" in out and "checkpoint: global_step_2" in out
+    code, out, err = _upload([*args, "--run", "runB"], capsys)  # a unique name still works
+    assert code == 0 and "checkpoint: global_step_3" in out
+    code, out, err = _upload(args, capsys)  # no --run: names repeat, so the listing gives paths under --root
+    assert code == 1 and "holds 3 runs; choose one with --run <run_name>" in err and "e.g. --run projB/runB)" in err
+    assert [line.split()[0] for line in err.splitlines() if line.startswith("  ")] == [
+        "projA/runA",
+        "projB/runA",
+        "projB/runB",
+    ]
+
+
+def test_model_card_never_publishes_local_paths(tmp_path: Path) -> None:
+    checkpoint = make_checkpoint(tmp_path / "run", 4)
+    local_model = tmp_path / "models" / "my-qwen"
+    local_model.mkdir(parents=True)
+    (checkpoint.run_dir / "config.yaml").write_text(
+        f"""
+actor_rollout_ref: {{model: {{path: {local_model}}}}}
+data:
+  train_files: [{tmp_path}/data/train.parquet]
+  rlif_sampler: {{name: ema, params: {{state_file: {tmp_path}/state/ema.json, alpha: 0.1}}}}
+reward:
+  custom_reward_function:
+    path: {tmp_path}/rewards/my_reward.py
+    name: compute_score
+    reward_kwargs: {{table: {tmp_path}/tables/weights.json, mode: strict}}
+"""
+    )
+    info = collect_run_info(checkpoint)
+    assert info.base_model == "local model"
+    card = render_model_card(info, repo_id="me/x")
+    assert str(tmp_path) not in card
+    assert "| base model | local model |" in card
+    assert "base_model" not in card.split("---")[1]
+    assert "my_reward.py:compute_score" in card and '"table": "weights.json"' in card
+    assert '"state_file": "ema.json"' in card and "| training data | train.parquet |" in card
+    assert base_model_id("Qwen/Qwen3-1.7B") == "Qwen/Qwen3-1.7B"
+    assert base_model_id("/hf/models--Qwen--Qwen3-8B/snapshots/abc") == "Qwen/Qwen3-8B"
+    assert base_model_id(str(local_model)) == "local model"
+    assert base_model_id("./my-qwen") == "local model"
+    named = collect_run_info(checkpoint, base_model="Qwen/Qwen3-1.7B")
+    assert render_model_card(named, repo_id="me/x").startswith("---\nbase_model: Qwen/Qwen3-1.7B\n")
+    with pytest.raises(ValueError, match=r"--base-model '/models/q': give the Hub repo id"):
+        collect_run_info(checkpoint, base_model="/models/q")

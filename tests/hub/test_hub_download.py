@@ -104,6 +104,20 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         "flax_model.msgpack": b"not needed by rlif",
     }
     git_repo(mirrors / "models" / "testorg" / "tiny-qwen", model_files)
+    # the file set of a Qwen3 repo (every file is fetched, so the snapshot is complete offline)
+    qwen3_files = {
+        ".gitattributes": b"*.safetensors binary\n",
+        "LICENSE": b"Apache-2.0 (test fixture)\n",
+        "README.md": b"tiny test model\n",
+        "config.json": model_files["config.json"],
+        "generation_config.json": model_files["generation_config.json"],
+        "merges.txt": b"#version: 0.2\n",
+        "model.safetensors": model_files["model.safetensors"],
+        "tokenizer.json": model_files["tokenizer.json"],
+        "tokenizer_config.json": b"{}",
+        "vocab.json": b"{}",
+    }
+    git_repo(mirrors / "models" / "testorg" / "Qwen3-tiny", qwen3_files)
     with olah_server(mirrors, tmp / "olah") as url:
         yield {
             "url": url,
@@ -258,3 +272,93 @@ def test_download_resumes_after_the_client_is_killed(hub: dict[str, Any], tmp_pa
     assert not list((out / ".staging" / ".cache" / "huggingface" / "download").glob("*.incomplete"))
     placed = sorted(p.name for p in out.glob("*.parquet"))
     assert placed == ["if3_logicif2.parquet", BIG, "ifbench_5_ifeval_6_logicif_4.parquet"]
+
+
+OFFLINE_CHECK = """
+import sys
+from huggingface_hub import constants, snapshot_download
+from transformers import AutoConfig
+assert constants.HF_HUB_OFFLINE
+print(snapshot_download(sys.argv[1], local_files_only=True))
+print(AutoConfig.from_pretrained(sys.argv[1]).model_type)
+"""
+
+
+def _offline(repo_id: str, cache: Path) -> subprocess.CompletedProcess:
+    """Resolve ``repo_id`` in a fresh process with HF_HUB_OFFLINE=1 (read at import) and the cache as HF_HUB_CACHE."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    env |= {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_ENDPOINT": "http://127.0.0.1:9"}
+    return subprocess.run(
+        [sys.executable, "-c", OFFLINE_CHECK, repo_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_model_resolves_offline_by_repo_id_after_download(
+    hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "hf_cache"
+    assert hf_model_download.main(["testorg/Qwen3-tiny", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 0
+    out = capsys.readouterr().out
+    snapshot = out.strip().splitlines()[-1].strip()
+    commit = Path(snapshot).name
+    assert (cache / "models--testorg--Qwen3-tiny" / "refs" / "main").read_text() == commit
+    assert f"offline: with HF_HUB_CACHE={cache} HF_HUB_OFFLINE=1, from_pretrained('testorg/Qwen3-tiny')" in out
+    resolved = _offline("testorg/Qwen3-tiny", cache)
+    assert resolved.returncode == 0, resolved.stderr[-2000:]
+    assert resolved.stdout.splitlines() == [snapshot, "qwen3"]
+
+    pinned = tmp_path / "pinned_cache"  # a download by commit sha records no branch: the output says what to use
+    args = ["testorg/Qwen3-tiny", "--revision", commit, "--cache-dir", str(pinned), "--env-file", str(hub_env)]
+    assert hf_model_download.main(args) == 0
+    assert f"offline: pinned to commit {commit} (no branch recorded)" in capsys.readouterr().out
+    assert not (pinned / "models--testorg--Qwen3-tiny" / "refs" / "main").exists()
+    assert _offline("testorg/Qwen3-tiny", pinned).returncode != 0
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_corrupted_cached_blob_is_fetched_again(
+    hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    cache = tmp_path / "hf_cache"
+    args = ["testorg/tiny-qwen", "--cache-dir", str(cache), "--env-file", str(hub_env)]
+    assert hf_model_download.main(args) == 0
+    snapshot = Path(capsys.readouterr().out.strip().splitlines()[-1].strip())
+    weights = snapshot / "model.safetensors"
+    blob = Path(os.path.realpath(weights))
+    assert blob.parent.name == "blobs"
+    good = blob.read_bytes()
+    blob.write_bytes(bytes(b ^ 0xFF for b in good[:64]) + good[64:] if damage == "flip" else good[:1000])
+    assert hf_model_download.main(args) == 0
+    out = capsys.readouterr().out
+    problem = (
+        "content differs from the Hub's (git blob id)" if damage == "flip" else f"1000 bytes, expected {len(good)}"
+    )
+    assert f"  repaired: {weights}: {problem}; fetched again" in out
+    assert weights.read_bytes() == hub["model_files"]["model.safetensors"]
+    assert hf_model_download.main(args) == 0  # and a third run finds nothing to repair
+    assert "repaired" not in capsys.readouterr().out
+
+
+def test_corrupted_local_dir_file_is_fetched_again(hub: dict[str, Any], hub_env: Path, tmp_path: Path) -> None:
+    """The plain-directory layout (data downloads): a damaged file whose client metadata still matches is refetched."""
+    from rlif.hub.download import download_repo
+    from rlif.hub.settings import load_settings
+
+    settings = load_settings(hub_env)
+    out = tmp_path / "plain"
+    first = download_repo(
+        "testorg/rlif-data", repo_type="dataset", settings=settings, allow_patterns=["if3_*"], local_dir=out
+    )
+    assert first.repaired == () and first.ref is None
+    target = out / "if3_logicif2.parquet"
+    target.write_bytes(b"PAR1" + bytes(len(hub["new_mixture"]) - 4))
+    again = download_repo(
+        "testorg/rlif-data", repo_type="dataset", settings=settings, allow_patterns=["if3_*"], local_dir=out
+    )
+    assert again.repaired == (f"{target}: content differs from the Hub's (git blob id); fetched again",)
+    assert target.read_bytes() == hub["new_mixture"]

@@ -64,6 +64,8 @@ def test_tiny_fsdp2_checkpoint_is_merged_and_uploaded(
     assert ".rlif_merge.json" not in repo.files
     assert repo.files["model.safetensors"] == (merged / "model.safetensors").read_bytes()
     assert b"base_model: Qwen/Qwen3-0.6B" in repo.files["README.md"]
+    leaks = [name for name, content in repo.files.items() if str(tmp_path).encode() in content]
+    assert leaks == [], "published files carry a path of the training machine"
     compared = subprocess.run(
         [python, "-c", COMPARE, str(merged), str(run / "global_step_4" / "reference_state.pt")],
         capture_output=True,

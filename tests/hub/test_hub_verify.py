@@ -138,3 +138,47 @@ def test_model_names(name: str, repo: str) -> None:
 def test_bad_model_names(bad: str) -> None:
     with pytest.raises(ValueError, match="neither a short name"):
         resolve_model(bad)
+
+
+def test_corrupted_lfs_blob_is_deleted_and_fetched_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An LFS file (sha256 listed) in the cache layout, with the client's behaviour imitated: a present snapshot link
+    is trusted, and a missing link to an existing blob is re-created without downloading. Only deleting the blob
+    makes it download again; the ref for the branch is recorded for offline use."""
+    from rlif.hub import download
+    from rlif.hub.settings import HubSettings
+
+    good = b"weights " * 1000
+    sha = hashlib.sha256(good).hexdigest()
+    commit = "c" * 40
+    listed = [RemoteFile("model.safetensors", len(good), "pointer-sha1", sha)]
+    fetches: list[list[str]] = []
+
+    def fake_snapshot_download(repo_id: str, *, revision: str, allow_patterns: list[str], cache_dir: Path, **_: object):
+        fetches.append(list(allow_patterns))
+        storage = Path(cache_dir) / "models--o--m"
+        snapshot = storage / "snapshots" / revision
+        for path in allow_patterns:
+            link, blob = snapshot / path, storage / "blobs" / sha
+            if link.exists():
+                continue
+            if not blob.exists():
+                blob.parent.mkdir(parents=True, exist_ok=True)
+                blob.write_bytes(good)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(os.path.relpath(blob, link.parent))
+        return str(snapshot)
+
+    monkeypatch.setattr(download, "resolve_files", lambda *a, **k: (commit, listed))
+    monkeypatch.setattr(download, "snapshot_download", fake_snapshot_download)
+    cache = tmp_path / "cache"
+    first = download.download_repo("o/m", repo_type="model", settings=HubSettings(), cache_dir=cache)
+    assert (first.ref, first.repaired) == ("main", ())
+    assert (cache / "models--o--m" / "refs" / "main").read_text() == commit
+    blob = cache / "models--o--m" / "blobs" / sha
+    blob.write_bytes(good[:-1] + b"X")  # same size, wrong sha256
+    again = download.download_repo("o/m", repo_type="model", settings=HubSettings(), cache_dir=cache)
+    link = first.root / "model.safetensors"
+    assert again.repaired == (f"{link}: sha256 differs from the Hub's; fetched again",)
+    assert fetches[-1] == ["model.safetensors"] and link.read_bytes() == good
+    pinned = download.download_repo("o/m", repo_type="model", settings=HubSettings(), cache_dir=cache, revision=commit)
+    assert pinned.ref is None
