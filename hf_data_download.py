@@ -38,8 +38,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--include", action="append", help=f"file pattern, repeatable (default: {' '.join(DEFAULT_PATTERNS)})"
     )
-    parser.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go")
-    parser.add_argument("--env-file", type=Path, default=Path(".env"), help="settings file (the environment wins)")
+    parser.add_argument(
+        "--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go (default: verl_data)"
+    )
+    parser.add_argument(
+        "--env-file", type=Path, default=Path(".env"), help="settings file, read under the environment (default: .env)"
+    )
     return parser.parse_args(argv)
 
 
