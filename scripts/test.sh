@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, slow real-service tests included (CPU demo, Ray/TransferQueue, local Slurm, local hub).
 # Sets up .venv on first use (shellcheck comes with its dev extra); as root on Debian/Ubuntu it also installs the
-# system packages the Slurm tests use (slurm-wlm, munge). Without them those tests skip with a message saying so.
+# system packages the Slurm tests use (slurm-wlm, munge) and chromium for the report page. Without them those tests
+# skip with a message saying so.
 # Extra arguments go to pytest (e.g. `-m "not slow"` for the fast tests only, or a path).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -11,6 +12,11 @@ if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null \
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+fi
+if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null && ! command -v chromium >/dev/null; then
+  echo "[test] installing chromium (the report page is opened headless)"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+    >/dev/null; } || echo "[test] chromium could not be installed: the report page test will skip its browser part"
 fi
 bash scripts/setup_env.sh
 # Test-only tools in their own venv: olah (a local hub-compatible server) would change .venv's fastapi/psutil pins.
