@@ -1,7 +1,7 @@
 """Build throughput per task and size: seconds per solved item (generation + prompt + exact optimum), one core.
 
 Run from the repository root: ``python3 benchmarks/graph_build.py [--items 20]``. Writes
-``benchmarks/graph_build.md``. Items are the builder's own (``rlif.graphs.tasks.make_item``), so the numbers
+``benchmarks/graph_build.md``. Items are the builder's own (``rlif.graphs.items.make_item``), so the numbers
 predict ``python -m rlif.graphs.build``: divide by the worker count for a multi-core or Ray build.
 """
 
@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from rlif.graphs.instance import TASKS
-from rlif.graphs.tasks import SIZES, make_item
+from rlif.graphs.items import SIZES, make_item
+from rlif.graphs.tasks import TASKS
 
 RESULTS = Path(__file__).with_suffix(".md")
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from rlif.graphs.exact import max_common_subgraph, min_edit_distance
 from rlif.graphs.instance import Molecule
 from rlif.graphs.molecules import sample_molecule_pair
+from rlif.graphs.tasks import TASKS
 
 RESULTS = Path(__file__).with_suffix(".md")
 TARGET_MEDIAN_S = 10.0
@@ -43,6 +43,10 @@ def _networkx_mcs(pair) -> int:
     return len(next(iter(nx.isomorphism.ISMAGS(_nx(pair.a), _nx(pair.b)).largest_common_subgraph(symmetry=False))))
 
 
+NETWORKX_SOLVERS = {"ged": _networkx_ged, "mcs": _networkx_mcs}
+"""networkx's exact solver per molecule-pair task, the reference the benchmark checks optima against."""
+
+
 def _time(fn, pair) -> tuple[float, float, object]:
     """CPU seconds of this process (the one-core cost, robust to a loaded machine), wall seconds, result."""
     cpu, wall = time.process_time(), time.perf_counter()
@@ -52,7 +56,7 @@ def _time(fn, pair) -> tuple[float, float, object]:
 
 def bench(task: str, sizes: list[int], pairs: int, seed: int) -> list[str]:
     """Markdown table rows: size, pairs, median/max CPU seconds, median wall seconds and the optima found."""
-    solver = min_edit_distance if task == "ged" else max_common_subgraph
+    solver = TASKS[task].solve
     lines = []
     for n in sizes:
         cpu, wall, optima = [], [], []
@@ -73,8 +77,8 @@ def bench(task: str, sizes: list[int], pairs: int, seed: int) -> list[str]:
 
 def networkx_baseline(task: str, n: int, pairs: int, seed: int) -> str:
     """One markdown row comparing networkx's exact solver with ours on the same small pairs (same optima)."""
-    ours_fn = min_edit_distance if task == "ged" else max_common_subgraph
-    theirs_fn = _networkx_ged if task == "ged" else _networkx_mcs
+    ours_fn = TASKS[task].solve
+    theirs_fn = NETWORKX_SOLVERS[task]
     ours, theirs = [], []
     for k in range(pairs):
         pair = sample_molecule_pair(n, n, random.Random(f"bench-nx/{task}/{seed}/{n}/{k}"))

@@ -1,4 +1,4 @@
-"""Loop detection: rlif's ``rewards.repetition`` against ``string-repetition`` 0.1.0 (the detector NPG-Muse calls).
+"""Loop detection: ``rewards.graph.repetition`` against ``string-repetition`` 0.1.0 (the detector NPG-Muse calls).
 
 Texts are 24,000 characters of real model prose (IFBench sample responses from ``shared/data``, joined in a seeded
 order) with loops planted from sentences of that prose:
@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from rewards.repetition import has_repetition
+from rewards.graph.repetition import has_repetition
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = REPO_ROOT.parent / "shared" / "data" / "ifbench_sample_responses.jsonl"

@@ -1,6 +1,7 @@
 """GraphArena NP tasks (MCP, MIS, MVC, TSP, GED, MCS): strict answer checks and NPG-Muse's reward variants.
 
-Importing this package registers the ``graph`` family for every ``data_source`` starting with ``graph/``.
+Importing this package registers the ``graph`` family for every ``data_source`` starting with ``graph/``. The tasks
+are ``rewards.graph.tasks.TASKS``, one module each, keyed by task id (its docstring says how to add one).
 Details, formulas and deviations from GraphArena/NPG-Muse: ``docs/np-graph-rewards.md``.
 """
 

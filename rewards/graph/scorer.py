@@ -2,7 +2,7 @@
 
 Steps: parse the (cached) ground truth; grade the answer section only (``checks.judge``); add NPG-Muse's format
 bonus (the raw response starts with ``<think>\\n``) and, for the variants that use it, the loop penalty
-(``rewards/repetition.py`` on the raw response, thinking included, as NPG-Muse does).
+(``rewards/graph/repetition.py`` on the raw response, thinking included, as NPG-Muse does).
 
 A response whose thinking never closed (``think_unclosed``) has no answer: it is graded as missing, even if the
 thinking holds a bracketed list, because a truncated response must not be rewarded for a guess written while
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewards.graph.checks import MISSING, Category, judge
+from rewards.graph.repetition import has_repetition
 from rewards.graph.truth import parse_ground_truth
 from rewards.graph.variants import DEFAULT_SHAPE, shape_named
-from rewards.repetition import has_repetition
 from rewards.thinking import SplitResponse
 
 FORMAT_PREFIX = "<think>\n"

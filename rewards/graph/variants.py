@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewards.graph.checks import Category, Verdict
+from rewards.graph.tasks import TASKS
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,9 @@ class RewardShape:
         quality: weight of ``q`` for a feasible, non-optimal answer with positive objective (0: no partial credit).
         failure: answer part of every other answer (suboptimal without partial credit, infeasible, missing).
         format_bonus: added when the response starts with ``<think>\\n``.
-        repeat_penalty: subtracted when the response holds a loop (``rewards/repetition.py``); 0 skips detection.
-        square_tsp: square ``q`` for TSP (NPG-Muse's ``complicated``).
+        repeat_penalty: subtracted when the response holds a loop (``rewards/graph/repetition.py``); 0 skips detection.
+        square_quality: square ``q`` for the tasks whose registry entry asks for it (``GraphTask.squared_quality``:
+            TSP, as NPG-Muse's ``complicated`` does).
     """
 
     optimal: float
@@ -38,14 +40,14 @@ class RewardShape:
     failure: float
     format_bonus: float
     repeat_penalty: float
-    square_tsp: bool = False
+    square_quality: bool = False
 
     def answer_part(self, task: str, verdict: Verdict) -> float:
         """The answer term ``A`` for ``verdict`` on ``task``."""
         if verdict.category is Category.OPTIMAL:
             return self.optimal
         if self.quality and verdict.value is not None and verdict.value > 0:
-            q = verdict.quality**2 if self.square_tsp and task == "tsp" else verdict.quality
+            q = verdict.quality**2 if self.square_quality and TASKS[task].squared_quality else verdict.quality
             return self.quality * q
         return self.failure
 
@@ -63,7 +65,7 @@ SHAPES: dict[str, RewardShape] = {
         optimal=1.0, quality=0.5, failure=0.0, format_bonus=0.5, repeat_penalty=0.5
     ),
     "complicated": RewardShape(
-        optimal=2.0, quality=0.5, failure=-1.0, format_bonus=1.0, repeat_penalty=1.0, square_tsp=True
+        optimal=2.0, quality=0.5, failure=-1.0, format_bonus=1.0, repeat_penalty=1.0, square_quality=True
     ),
 }
 """Variant name -> shape; ``binary`` is the default."""

@@ -38,9 +38,9 @@ from typing import Any
 from tqdm import tqdm
 
 from rlif.data.cli import DefaultsHelpFormatter
-from rlif.graphs.instance import TASKS
+from rlif.graphs.items import SIZES, check_task_size, make_item
 from rlif.graphs.rows import item_row
-from rlif.graphs.tasks import SIZES, check_task_size, make_item
+from rlif.graphs.tasks import TASKS
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class BuildConfig:
 
     Attributes:
         out: output folder (shards go to ``out/shards/...``).
-        tasks: tasks to build, from ``TASKS``.
+        tasks: tasks to build, ids of ``rlif.graphs.tasks.TASKS``.
         sizes: sizes to build, from ``SIZES``.
         count: training items per task and size.
         val_per_size: validation items per task and size.
@@ -76,7 +76,7 @@ class BuildConfig:
     """
 
     out: Path
-    tasks: tuple[str, ...] = TASKS
+    tasks: tuple[str, ...] = tuple(TASKS)
     sizes: tuple[str, ...] = SIZES
     count: int = 1000
     val_per_size: int = 50
@@ -501,7 +501,7 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
         prog="python -m rlif.graphs.build", description=__doc__.split("\n")[0], formatter_class=DefaultsHelpFormatter
     )
     parser.add_argument("--out", type=Path, required=True, help="output folder")
-    parser.add_argument("--tasks", type=_csv(TASKS), default=TASKS, help="comma-separated tasks")
+    parser.add_argument("--tasks", type=_csv(tuple(TASKS)), default=tuple(TASKS), help="comma-separated tasks")
     parser.add_argument("--sizes", type=_csv(SIZES), default=SIZES, help="comma-separated sizes (small = easy)")
     amount = parser.add_mutually_exclusive_group(required=True)
     amount.add_argument("--count", type=int, help="training items per task and size")

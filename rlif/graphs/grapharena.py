@@ -32,10 +32,12 @@ from typing import Any
 
 from rlif.graphs.build import write_parquet
 from rlif.graphs.exact import solve
-from rlif.graphs.instance import BOND_TYPES, MOLECULE_TASKS, TASKS, Instance, from_node_link
+from rlif.graphs.instance import Instance
+from rlif.graphs.items import SIZES, SolvedItem, check_task_size
 from rlif.graphs.prompts import user_message
 from rlif.graphs.rows import item_row
-from rlif.graphs.tasks import SIZES, SolvedItem, check_task_size
+from rlif.graphs.tasks import TASKS, task_named
+from rlif.graphs.truth import from_node_link
 
 
 @dataclass(frozen=True)
@@ -78,32 +80,18 @@ def _node_link(graph: Any) -> dict[str, Any]:
     return {"nodes": graph.get("nodes"), "links": links}
 
 
-def _bond_label(label: Any) -> str:
-    name = str(label).rsplit(".", 1)[-1].upper()
-    if name not in BOND_TYPES:
-        raise ValueError(f"bond label {label!r} is not one of {list(BOND_TYPES)}")
-    return name
-
-
-def _renumbered(task: str, graph: dict[str, Any]) -> dict[str, Any]:
-    """Renumber nodes 0..n-1 in file order and keep only the attributes the task uses."""
+def _renumbered(instance_type: type, graph: dict[str, Any]) -> dict[str, Any]:
+    """Renumber nodes 0..n-1 in file order and keep only the attributes the instance type uses."""
     nodes, links = graph["nodes"], graph["links"]
     if not isinstance(nodes, list) or not isinstance(links, list):
         raise ValueError("graph: 'nodes' and 'links' must be lists")
     index = {node["id"]: k for k, node in enumerate(nodes)}
-    attribute = "label" if task in MOLECULE_TASKS else "name"
+    attribute = instance_type.NODE_ATTRIBUTE
     new_nodes = [{"id": k, attribute: node.get(attribute)} for k, node in enumerate(nodes)]
-    new_links = []
-    for link in links:
-        new = {"source": index[link["source"]], "target": index[link["target"]]}
-        if task == "tsp":
-            weight = link.get("weight")
-            if not isinstance(weight, int | float) or weight != int(weight):
-                raise ValueError(f"tsp weight {weight!r} is not an integral number")
-            new["weight"] = int(weight)
-        elif task in MOLECULE_TASKS:
-            new["label"] = _bond_label(link.get("label"))
-        new_links.append(new)
+    new_links = [
+        {"source": index[link["source"]], "target": index[link["target"]], **instance_type.grapharena_link(link)}
+        for link in links
+    ]
     return {"nodes": new_nodes, "links": new_links}
 
 
@@ -121,22 +109,21 @@ def load_grapharena(path: Path, task: str) -> list[ImportedInstance]:
     Raises:
         ValueError: unsupported file, or a record that is not a valid ``task`` instance (naming file and record).
     """
-    if task not in TASKS:
-        raise ValueError(f"task: unknown task {task!r}; known: {list(TASKS)}")
+    instance_type = task_named(task).instance_type
     loaded = []
     for k, record in enumerate(_records(path)):
         try:
             if not isinstance(record, dict) or "graph" not in record:
                 raise ValueError("record has no 'graph'")
             graph = record["graph"]
-            if task in MOLECULE_TASKS:
+            if instance_type.GRAPHS > 1:
                 if isinstance(graph, str):
                     graph = json.loads(graph)
-                if not isinstance(graph, list | tuple) or len(graph) != 2:
+                if not isinstance(graph, list | tuple) or len(graph) != instance_type.GRAPHS:
                     raise ValueError(f"{task} needs a pair of molecule graphs")
-                node_link: Any = [_renumbered(task, _node_link(g)) for g in graph]
+                node_link: Any = [_renumbered(instance_type, _node_link(g)) for g in graph]
             else:
-                node_link = _renumbered(task, _node_link(graph))
+                node_link = _renumbered(instance_type, _node_link(graph))
             instance = from_node_link(task, node_link)
             loaded.append(ImportedInstance(instance, _exact_answer(record.get("exact_answer"))))
         except (ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
@@ -171,7 +158,7 @@ def import_rows(path: Path, task: str, size: str) -> list[dict[str, Any]]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(prog="python -m rlif.graphs.grapharena", description=__doc__.split("\n")[0])
-    parser.add_argument("--task", choices=TASKS, required=True)
+    parser.add_argument("--task", choices=list(TASKS), required=True)
     parser.add_argument("--size", choices=SIZES, required=True, help="small (easy) or large (hard)")
     parser.add_argument("--input", type=Path, required=True, help=".json, .jsonl or .pkl GraphArena file")
     parser.add_argument("--out", type=Path, required=True, help="output parquet file")

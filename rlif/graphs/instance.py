@@ -1,15 +1,19 @@
-"""Graph task instances and their ground-truth JSON: the one contract between data building and the rewards.
+"""Graph instance types and their node-link form: the one contract between data building and the rewards.
 
 A row's ``reward_model.ground_truth`` is the canonical JSON of ``{"task", "graph", "optimum"}`` where ``graph`` is
-networkx node-link data (keys ``nodes`` and ``links``; ``nx.node_link_graph(g, edges="links")`` reads it):
+networkx node-link data (keys ``nodes`` and ``links``; ``nx.node_link_graph(g, edges="links")`` reads it). Each
+instance type writes and reads its own form:
 
-* ``mcp``/``mis``/``mvc``: nodes ``{"id", "name"}``, links ``{"source", "target"}``.
-* ``tsp``: nodes ``{"id", "name"}`` (3-letter code), a link with an integer ``weight`` for every pair.
-* ``ged``/``mcs``: a list of two graphs ``[A, B]``, nodes ``{"id", "label"}`` (element), links
+* ``SocialGraph`` (``mcp``/``mis``/``mvc``): nodes ``{"id", "name"}``, links ``{"source", "target"}``.
+* ``TspInstance`` (``tsp``): nodes ``{"id", "name"}`` (3-letter code), a link with an integer ``weight`` for every
+  pair.
+* ``MoleculePair`` (``ged``/``mcs``): a list of two graphs ``[A, B]``, nodes ``{"id", "label"}`` (element), links
   ``{"source", "target", "label"}`` (bond type); ids are ``0..n-1``, the atom indices shown in the prompt.
 
-The instance dataclasses below are the in-memory form the generators, solvers and prompt writers share; the
-conversion both ways lives here so the format is defined once. Parsing validates everything and raises
+Which type a task uses is its registry entry's ``instance_type`` (``rlif.graphs.tasks``); the functions that take a
+task id live in ``rlif.graphs.truth``. Every instance type provides ``n`` (the difficulty), ``to_node_link()``,
+``from_node_link(graph, where)``, ``validate(where)``, and for importing GraphArena files ``GRAPHS`` (graphs per
+instance), ``NODE_ATTRIBUTE`` and ``grapharena_link(link)``. Reading validates everything and raises
 ``ValueError`` naming the field, because bad ground truth must fail when the data is built, not during training.
 """
 
@@ -20,13 +24,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-TASKS: tuple[str, ...] = ("mcp", "mis", "mvc", "tsp", "ged", "mcs")
-"""The six GraphArena NP tasks, in the order used everywhere (seeds, manifests, file listings)."""
-
-SOCIAL_TASKS = frozenset({"mcp", "mis", "mvc"})
-MOLECULE_TASKS = frozenset({"ged", "mcs"})
+from typing import Any, ClassVar
 
 MAX_TSP_DISTANCE = 65535
 """fast-tsp stores distances as uint16, so every pairwise distance must fit."""
@@ -38,6 +36,65 @@ BOND_TYPES: tuple[str, ...] = ("SINGLE", "DOUBLE", "TRIPLE", "AROMATIC")
 """Bond labels as RDKit's ``BondType`` names, which GraphArena's molecule graphs carry."""
 
 
+def canonical_json(obj: Any) -> str:
+    """The one JSON spelling used for ground truth: sorted keys, no spaces, UTF-8 kept (names are matched exactly)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _link_graph(nodes: list[dict[str, Any]], links: list[dict[str, Any]]) -> dict[str, Any]:
+    """Node-link data with the keys networkx writes, so ``nx.node_link_graph(g, edges="links")`` works as is."""
+    return {"directed": False, "multigraph": False, "graph": {}, "nodes": nodes, "links": links}
+
+
+def field(obj: Mapping[str, Any], key: str, where: str) -> Any:
+    """``obj[key]``, or a ValueError naming ``where`` when ``obj`` is not a mapping holding ``key``."""
+    if not isinstance(obj, Mapping) or key not in obj:
+        raise ValueError(f"{where}: missing field {key!r}")
+    return obj[key]
+
+
+def int_field(obj: Mapping[str, Any], key: str, where: str) -> int:
+    """An int field (bools refused), or a ValueError naming ``where.key``."""
+    value = field(obj, key, where)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{where}.{key}: expected an int, got {value!r}")
+    return value
+
+
+def str_field(obj: Mapping[str, Any], key: str, where: str) -> str:
+    """A non-empty string field, or a ValueError naming ``where.key``."""
+    value = field(obj, key, where)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{where}.{key}: expected a non-empty string, got {value!r}")
+    return value
+
+
+def _nodes_and_links(graph: Any, where: str) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    nodes = field(graph, "nodes", where)
+    links = field(graph, "links", where)
+    if not isinstance(nodes, list) or not isinstance(links, list):
+        raise ValueError(f"{where}: 'nodes' and 'links' must be lists")
+    for k, node in enumerate(nodes):
+        if int_field(node, "id", f"{where}.nodes[{k}]") != k:
+            raise ValueError(f"{where}.nodes[{k}].id: ids must be 0..n-1 in order, got {node['id']!r}")
+    return nodes, links
+
+
+def _endpoints(link: Mapping[str, Any], n: int, where: str) -> tuple[int, int]:
+    u = int_field(link, "source", where)
+    v = int_field(link, "target", where)
+    if not (0 <= u < n and 0 <= v < n) or u == v:
+        raise ValueError(f"{where}: endpoints ({u}, {v}) must be two distinct node ids in 0..{n - 1}")
+    return (u, v) if u < v else (v, u)
+
+
+def _names_and_pairs(graph: Any, where: str) -> tuple[tuple[str, ...], list[Mapping[str, Any]], list[tuple[int, int]]]:
+    nodes, links = _nodes_and_links(graph, where)
+    names = tuple(str_field(node, "name", f"{where}.nodes[{k}]") for k, node in enumerate(nodes))
+    pairs = [_endpoints(link, len(names), f"{where}.links[{k}]") for k, link in enumerate(links)]
+    return names, links, pairs
+
+
 @dataclass(frozen=True)
 class SocialGraph:
     """A people network (MCP, MIS, MVC): node ``i`` is ``names[i]``; ``edges`` are sorted pairs ``u < v``."""
@@ -45,10 +102,39 @@ class SocialGraph:
     names: tuple[str, ...]
     edges: tuple[tuple[int, int], ...]
 
+    GRAPHS: ClassVar[int] = 1
+    NODE_ATTRIBUTE: ClassVar[str] = "name"
+
     @property
     def n(self) -> int:
         """Number of people."""
         return len(self.names)
+
+    def to_node_link(self) -> dict[str, Any]:
+        """Nodes ``{id, name}``, links ``{source, target}``."""
+        nodes = [{"id": i, "name": name} for i, name in enumerate(self.names)]
+        return _link_graph(nodes, [{"source": u, "target": v} for u, v in self.edges])
+
+    @classmethod
+    def from_node_link(cls, graph: Any, where: str) -> SocialGraph:
+        """Read (not yet validate) a people network."""
+        names, _, pairs = _names_and_pairs(graph, where)
+        return cls(names, tuple(sorted(pairs)))
+
+    def validate(self, where: str) -> None:
+        """Names distinct and writable inside ``[A, B]``; no duplicate edge."""
+        if self.n < 1 or len(set(self.names)) != self.n:
+            raise ValueError(f"{where}.nodes: names must be non-empty and distinct")
+        for k, name in enumerate(self.names):
+            if name != name.strip() or set(name) & set("[],"):
+                raise ValueError(f"{where}.nodes[{k}].name: {name!r} cannot be written in a [A, B] answer")
+        if len(set(self.edges)) != len(self.edges):
+            raise ValueError(f"{where}.links: duplicate edge")
+
+    @staticmethod
+    def grapharena_link(link: Mapping[str, Any]) -> dict[str, Any]:
+        """A GraphArena people link carries nothing rlif keeps."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -58,10 +144,51 @@ class TspInstance:
     codes: tuple[str, ...]
     weights: tuple[tuple[int, ...], ...]
 
+    GRAPHS: ClassVar[int] = 1
+    NODE_ATTRIBUTE: ClassVar[str] = "name"
+
     @property
     def n(self) -> int:
         """Number of airports."""
         return len(self.codes)
+
+    def to_node_link(self) -> dict[str, Any]:
+        """Nodes ``{id, name}``, one link ``{source, target, weight}`` per pair."""
+        nodes = [{"id": i, "name": code} for i, code in enumerate(self.codes)]
+        pairs = itertools.combinations(range(self.n), 2)
+        links = [{"source": i, "target": j, "weight": self.weights[i][j]} for i, j in pairs]
+        return _link_graph(nodes, links)
+
+    @classmethod
+    def from_node_link(cls, graph: Any, where: str) -> TspInstance:
+        """Read (not yet validate) an airport graph with exactly one weighted link per pair."""
+        names, links, pairs = _names_and_pairs(graph, where)
+        weights = [[0] * len(names) for _ in names]
+        for k, (link, (u, v)) in enumerate(zip(links, pairs, strict=True)):
+            weights[u][v] = weights[v][u] = int_field(link, "weight", f"{where}.links[{k}]")
+        instance = cls(names, tuple(tuple(row) for row in weights))
+        if len(set(pairs)) != len(pairs) or len(pairs) != len(names) * (len(names) - 1) // 2:
+            raise ValueError(f"{where}.links: tsp needs exactly one weighted link per pair of airports")
+        return instance
+
+    def validate(self, where: str) -> None:
+        """At least 3 distinct upper-case codes; symmetric distances that fit fast-tsp's uint16."""
+        if self.n < 3 or len(set(self.codes)) != self.n:
+            raise ValueError(f"{where}.nodes: tsp needs at least 3 airports with distinct codes")
+        if not all(AIRPORT_CODE.fullmatch(code) for code in self.codes):
+            raise ValueError(f"{where}.nodes: tsp names must be three upper-case letters (IATA-like codes)")
+        for i, j in itertools.combinations(range(self.n), 2):
+            w = self.weights[i][j]
+            if w != self.weights[j][i] or not 0 < w <= MAX_TSP_DISTANCE:
+                raise ValueError(f"{where}.links: distance {i}-{j} must be symmetric and in 1..{MAX_TSP_DISTANCE}")
+
+    @staticmethod
+    def grapharena_link(link: Mapping[str, Any]) -> dict[str, Any]:
+        """GraphArena stores km as floats; rlif keeps integral ones as ints."""
+        weight = link.get("weight")
+        if not isinstance(weight, int | float) or weight != int(weight):
+            raise ValueError(f"tsp weight {weight!r} is not an integral number")
+        return {"weight": int(weight)}
 
 
 @dataclass(frozen=True)
@@ -80,6 +207,23 @@ class Molecule:
         """The bonds as unlabelled sorted pairs."""
         return frozenset((u, v) for u, v, _ in self.bonds)
 
+    def to_node_link(self) -> dict[str, Any]:
+        """Nodes ``{id, label}``, links ``{source, target, label}``."""
+        nodes = [{"id": i, "label": label} for i, label in enumerate(self.atoms)]
+        links = [{"source": u, "target": v, "label": bond} for u, v, bond in self.bonds]
+        return _link_graph(nodes, links)
+
+    @classmethod
+    def from_node_link(cls, graph: Any, where: str) -> Molecule:
+        """Read (not yet validate) one molecule."""
+        nodes, links = _nodes_and_links(graph, where)
+        atoms = tuple(str_field(node, "label", f"{where}.nodes[{k}]") for k, node in enumerate(nodes))
+        bonds = []
+        for k, link in enumerate(links):
+            u, v = _endpoints(link, len(atoms), f"{where}.links[{k}]")
+            bonds.append((u, v, str_field(link, "label", f"{where}.links[{k}]")))
+        return cls(atoms, tuple(sorted(bonds)))
+
 
 @dataclass(frozen=True)
 class MoleculePair:
@@ -88,193 +232,28 @@ class MoleculePair:
     a: Molecule
     b: Molecule
 
+    GRAPHS: ClassVar[int] = 2
+    NODE_ATTRIBUTE: ClassVar[str] = "label"
+
     @property
     def n(self) -> int:
         """The difficulty: the larger molecule's atom count."""
         return max(self.a.n, self.b.n)
 
+    def to_node_link(self) -> list[dict[str, Any]]:
+        """The two molecules' graphs ``[A, B]``."""
+        return [self.a.to_node_link(), self.b.to_node_link()]
 
-Instance = SocialGraph | TspInstance | MoleculePair
-
-
-@dataclass(frozen=True)
-class GroundTruth:
-    """A parsed ground truth: the task, its instance and the exact optimum."""
-
-    task: str
-    instance: Instance
-    optimum: int
-
-
-def _check_task(task: str) -> None:
-    if task not in TASKS:
-        raise ValueError(f"task: unknown task {task!r}; known: {list(TASKS)}")
-
-
-def _link_graph(nodes: list[dict[str, Any]], links: list[dict[str, Any]]) -> dict[str, Any]:
-    """Node-link data with the keys networkx writes, so ``nx.node_link_graph(g, edges="links")`` works as is."""
-    return {"directed": False, "multigraph": False, "graph": {}, "nodes": nodes, "links": links}
-
-
-def _molecule_graph(mol: Molecule) -> dict[str, Any]:
-    nodes = [{"id": i, "label": label} for i, label in enumerate(mol.atoms)]
-    links = [{"source": u, "target": v, "label": bond} for u, v, bond in mol.bonds]
-    return _link_graph(nodes, links)
-
-
-def to_node_link(task: str, instance: Instance) -> dict[str, Any] | list[dict[str, Any]]:
-    """Convert an instance to its node-link ``graph`` (a list of two graphs for GED/MCS).
-
-    Raises:
-        ValueError: unknown task, or an instance of the wrong type for it.
-    """
-    _check_task(task)
-    if task in SOCIAL_TASKS and isinstance(instance, SocialGraph):
-        nodes = [{"id": i, "name": name} for i, name in enumerate(instance.names)]
-        return _link_graph(nodes, [{"source": u, "target": v} for u, v in instance.edges])
-    if task == "tsp" and isinstance(instance, TspInstance):
-        nodes = [{"id": i, "name": code} for i, code in enumerate(instance.codes)]
-        links = [
-            {"source": i, "target": j, "weight": instance.weights[i][j]}
-            for i, j in itertools.combinations(range(instance.n), 2)
-        ]
-        return _link_graph(nodes, links)
-    if task in MOLECULE_TASKS and isinstance(instance, MoleculePair):
-        return [_molecule_graph(instance.a), _molecule_graph(instance.b)]
-    raise ValueError(f"instance: a {type(instance).__name__} is not an instance of task {task!r}")
-
-
-def canonical_json(obj: Any) -> str:
-    """The one JSON spelling used for ground truth: sorted keys, no spaces, UTF-8 kept (names are matched exactly)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def ground_truth_json(task: str, instance: Instance, optimum: int) -> str:
-    """The canonical ground-truth string of one row.
-
-    Raises:
-        ValueError: unknown task, wrong instance type, or an invalid instance or optimum.
-    """
-    graph = to_node_link(task, instance)
-    validate_instance(task, instance)
-    if isinstance(optimum, bool) or not isinstance(optimum, int) or optimum < 0:
-        raise ValueError(f"optimum: expected a non-negative int, got {optimum!r}")
-    return canonical_json({"task": task, "graph": graph, "optimum": optimum})
-
-
-def _field(obj: Mapping[str, Any], key: str, where: str) -> Any:
-    if not isinstance(obj, Mapping) or key not in obj:
-        raise ValueError(f"{where}: missing field {key!r}")
-    return obj[key]
-
-
-def _int_field(obj: Mapping[str, Any], key: str, where: str) -> int:
-    value = _field(obj, key, where)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{where}.{key}: expected an int, got {value!r}")
-    return value
-
-
-def _str_field(obj: Mapping[str, Any], key: str, where: str) -> str:
-    value = _field(obj, key, where)
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{where}.{key}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _nodes_and_links(graph: Any, where: str) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
-    nodes = _field(graph, "nodes", where)
-    links = _field(graph, "links", where)
-    if not isinstance(nodes, list) or not isinstance(links, list):
-        raise ValueError(f"{where}: 'nodes' and 'links' must be lists")
-    for k, node in enumerate(nodes):
-        if _int_field(node, "id", f"{where}.nodes[{k}]") != k:
-            raise ValueError(f"{where}.nodes[{k}].id: ids must be 0..n-1 in order, got {node['id']!r}")
-    return nodes, links
-
-
-def _endpoints(link: Mapping[str, Any], n: int, where: str) -> tuple[int, int]:
-    u = _int_field(link, "source", where)
-    v = _int_field(link, "target", where)
-    if not (0 <= u < n and 0 <= v < n) or u == v:
-        raise ValueError(f"{where}: endpoints ({u}, {v}) must be two distinct node ids in 0..{n - 1}")
-    return (u, v) if u < v else (v, u)
-
-
-def _molecule_from_graph(graph: Any, where: str) -> Molecule:
-    nodes, links = _nodes_and_links(graph, where)
-    atoms = tuple(_str_field(node, "label", f"{where}.nodes[{k}]") for k, node in enumerate(nodes))
-    bonds = []
-    for k, link in enumerate(links):
-        u, v = _endpoints(link, len(atoms), f"{where}.links[{k}]")
-        bonds.append((u, v, _str_field(link, "label", f"{where}.links[{k}]")))
-    return Molecule(atoms, tuple(sorted(bonds)))
-
-
-def from_node_link(task: str, graph: Any, where: str = "graph") -> Instance:
-    """Read an instance back from its node-link ``graph``.
-
-    Args:
-        task: one of ``TASKS``.
-        graph: node-link data as written by ``to_node_link`` (extra keys such as ``directed`` are ignored).
-        where: the field path used in error messages.
-
-    Returns:
-        The validated instance.
-
-    Raises:
-        ValueError: the graph does not have the task's format, naming the offending field.
-    """
-    _check_task(task)
-    instance: Instance
-    if task in MOLECULE_TASKS:
+    @classmethod
+    def from_node_link(cls, graph: Any, where: str) -> MoleculePair:
+        """Read (not yet validate) a list of two molecule graphs."""
         if not isinstance(graph, list) or len(graph) != 2:
-            raise ValueError(f"{where}: {task} needs a list of two molecule graphs")
-        instance = MoleculePair(
-            _molecule_from_graph(graph[0], f"{where}[0]"), _molecule_from_graph(graph[1], f"{where}[1]")
-        )
-    else:
-        nodes, links = _nodes_and_links(graph, where)
-        names = tuple(_str_field(node, "name", f"{where}.nodes[{k}]") for k, node in enumerate(nodes))
-        pairs = [_endpoints(link, len(names), f"{where}.links[{k}]") for k, link in enumerate(links)]
-        if task == "tsp":
-            weights = [[0] * len(names) for _ in names]
-            for k, (link, (u, v)) in enumerate(zip(links, pairs, strict=True)):
-                weights[u][v] = weights[v][u] = _int_field(link, "weight", f"{where}.links[{k}]")
-            instance = TspInstance(names, tuple(tuple(row) for row in weights))
-            if len(set(pairs)) != len(pairs) or len(pairs) != len(names) * (len(names) - 1) // 2:
-                raise ValueError(f"{where}.links: tsp needs exactly one weighted link per pair of airports")
-        else:
-            instance = SocialGraph(names, tuple(sorted(pairs)))
-    validate_instance(task, instance, where)
-    return instance
+            raise ValueError(f"{where}: needs a list of two molecule graphs [A, B]")
+        return cls(Molecule.from_node_link(graph[0], f"{where}[0]"), Molecule.from_node_link(graph[1], f"{where}[1]"))
 
-
-def validate_instance(task: str, instance: Instance, where: str = "graph") -> None:
-    """Check the invariants every instance of ``task`` must hold.
-
-    Raises:
-        ValueError: duplicate names/edges, unknown bond type, distances out of range, unequal GED sizes, ...
-    """
-    if isinstance(instance, SocialGraph):
-        if instance.n < 1 or len(set(instance.names)) != instance.n:
-            raise ValueError(f"{where}.nodes: names must be non-empty and distinct")
-        for k, name in enumerate(instance.names):
-            if name != name.strip() or set(name) & set("[],"):
-                raise ValueError(f"{where}.nodes[{k}].name: {name!r} cannot be written in a [A, B] answer")
-        if len(set(instance.edges)) != len(instance.edges):
-            raise ValueError(f"{where}.links: duplicate edge")
-    elif isinstance(instance, TspInstance):
-        if instance.n < 3 or len(set(instance.codes)) != instance.n:
-            raise ValueError(f"{where}.nodes: tsp needs at least 3 airports with distinct codes")
-        if not all(AIRPORT_CODE.fullmatch(code) for code in instance.codes):
-            raise ValueError(f"{where}.nodes: tsp names must be three upper-case letters (IATA-like codes)")
-        for i, j in itertools.combinations(range(instance.n), 2):
-            w = instance.weights[i][j]
-            if w != instance.weights[j][i] or not 0 < w <= MAX_TSP_DISTANCE:
-                raise ValueError(f"{where}.links: distance {i}-{j} must be symmetric and in 1..{MAX_TSP_DISTANCE}")
-    elif isinstance(instance, MoleculePair):
-        for side, mol in (("[0]", instance.a), ("[1]", instance.b)):
+    def validate(self, where: str) -> None:
+        """Non-empty molecules, no duplicate bond, known bond types."""
+        for side, mol in (("[0]", self.a), ("[1]", self.b)):
             if mol.n < 1:
                 raise ValueError(f"{where}{side}.nodes: empty molecule")
             if len(mol.edge_set()) != len(mol.bonds):
@@ -282,29 +261,16 @@ def validate_instance(task: str, instance: Instance, where: str = "graph") -> No
             for u, v, bond in mol.bonds:
                 if bond not in BOND_TYPES:
                     raise ValueError(f"{where}{side}.links: bond {u}-{v} has unknown type {bond!r}")
-        if task == "ged" and instance.a.n != instance.b.n:
-            raise ValueError(f"{where}: ged molecules must have the same number of atoms")
+
+    @staticmethod
+    def grapharena_link(link: Mapping[str, Any]) -> dict[str, Any]:
+        """The bond type, from an RDKit name such as ``SINGLE`` or ``BondType.SINGLE``."""
+        label = link.get("label")
+        name = str(label).rsplit(".", 1)[-1].upper()
+        if name not in BOND_TYPES:
+            raise ValueError(f"bond label {label!r} is not one of {list(BOND_TYPES)}")
+        return {"label": name}
 
 
-def parse_ground_truth(text: str) -> GroundTruth:
-    """Parse and validate a row's ground-truth JSON.
-
-    Raises:
-        ValueError: not JSON, missing/ill-typed field, or an invalid instance.
-    """
-    try:
-        obj = json.loads(text)
-    except (TypeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"ground_truth: not valid JSON ({exc})") from exc
-    task = _str_field(obj, "task", "ground_truth")
-    _check_task(task)
-    optimum = _int_field(obj, "optimum", "ground_truth")
-    if optimum < 0:
-        raise ValueError(f"ground_truth.optimum: must be >= 0, got {optimum}")
-    instance = from_node_link(task, _field(obj, "graph", "ground_truth"), "ground_truth.graph")
-    return GroundTruth(task, instance, optimum)
-
-
-def difficulty(instance: Instance) -> int:
-    """The row's difficulty: its node count (for GED/MCS the larger molecule's)."""
-    return instance.n
+Instance = SocialGraph | TspInstance | MoleculePair
+"""The instance types of the shipped tasks; a new task may bring its own type with the same methods."""

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlif.graphs.instance import canonical_json, difficulty, ground_truth_json, to_node_link
-from rlif.graphs.tasks import SolvedItem
+from rlif.graphs.instance import canonical_json
+from rlif.graphs.items import SolvedItem
+from rlif.graphs.truth import difficulty, ground_truth_json, to_node_link
 
 ABILITY = "graph_reasoning"
 

@@ -1,4 +1,5 @@
-"""Social-like graphs for MCP, MIS and MVC, sampled the way GraphArena samples its real networks.
+"""What the people-graph tasks (MCP, MIS, MVC) share: social-like graphs sampled the way GraphArena samples its real
+networks, their networkx view and the prompt lines that list them.
 
 GraphArena takes a random walk with restart (restart probability 0.2, 1000 steps) on DBLP co-authorship (MCP) or
 a social network (MIS, MVC), keeps the ``n`` most visited people and uses their induced subgraph. We do the same
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
 import networkx as nx
 
@@ -65,27 +67,60 @@ def most_visited(graph: nx.Graph, start: int, size: int, rng: random.Random) -> 
     return [node for node, _ in visits.most_common(size)]
 
 
-def sample_social_graph(task: str, n: int, rng: random.Random) -> SocialGraph:
-    """A named social graph of ``n`` people for ``task`` (``mcp``, ``mis`` or ``mvc``).
+def sample_social_graph(
+    n: int, rng: random.Random, network: Callable[[random.Random], nx.Graph], connected: bool
+) -> SocialGraph:
+    """A named social graph of ``n`` people: the most visited people of a restart walk on a fresh ``network``.
 
-    MIS and MVC graphs are connected, as in GraphArena; MVC graphs also need a cover of at least 3 people, which
-    the caller checks with the exact solver (see ``rlif.graphs.tasks``).
+    Args:
+        n: number of people.
+        rng: the item's generator.
+        network: the base network (``coauthorship_network`` for MCP, ``friendship_network`` for MIS and MVC).
+        connected: keep only connected graphs (GraphArena's MIS and MVC). MVC also needs a cover of at least 3
+            people, which the item builder checks with the exact solver (``GraphTask.min_optimum``).
 
     Raises:
-        ValueError: unknown task, or no acceptable walk found after many attempts.
+        ValueError: no acceptable walk found after many attempts.
     """
-    if task not in ("mcp", "mis", "mvc"):
-        raise ValueError(f"task: {task!r} is not a social-graph task")
     for _ in range(_MAX_ATTEMPTS):
-        base = coauthorship_network(rng) if task == "mcp" else friendship_network(rng)
+        base = network(rng)
         chosen = most_visited(base, rng.randrange(base.number_of_nodes()), n, rng)
         if len(chosen) < n:
             continue
         sub = base.subgraph(chosen)
-        if task != "mcp" and not nx.is_connected(sub):
+        if connected and not nx.is_connected(sub):
             continue
         rng.shuffle(chosen)
         index = {node: i for i, node in enumerate(chosen)}
         edges = sorted(tuple(sorted((index[u], index[v]))) for u, v in sub.edges())
         return SocialGraph(person_names(rng, n), tuple(edges))
-    raise ValueError(f"no {task} graph with {n} nodes found in {_MAX_ATTEMPTS} attempts")
+    raise ValueError(f"no {network.__name__} sample with {n} nodes found in {_MAX_ATTEMPTS} attempts")
+
+
+def social_nx(graph: SocialGraph) -> nx.Graph:
+    """The people network as a networkx graph on ``0..n-1``."""
+    g = nx.Graph()
+    g.add_nodes_from(range(graph.n))
+    g.add_edges_from(graph.edges)
+    return g
+
+
+def edge_list(graph: SocialGraph) -> str:
+    """The links as the prompt lists them: ``A and B, C and D, ...``."""
+    return ", ".join(f"{graph.names[u]} and {graph.names[v]}" for u, v in graph.edges)
+
+
+def friendship_prompt(graph: SocialGraph, objective: str, example: str) -> str:
+    """The MIS/MVC problem text: the network, the ``objective`` sentence and the answer ``example``."""
+    return "\n".join(
+        [
+            "Consider an undirected social network in which an edge means two users are friends. " + objective,
+            "",
+            "**Problem to Solve**",
+            "",
+            "- Users in the network: " + ", ".join(graph.names),
+            "- Friendship connections: " + edge_list(graph),
+            "",
+            example,
+        ]
+    )

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from rlif.data.schema import one_line
 from rlif.graphs.exact import solve
-from rlif.graphs.instance import parse_ground_truth
+from rlif.graphs.truth import parse_ground_truth
 
 GRAPH_PREFIX = "graph/"
 """``data_source`` prefix of graph rows (``rlif.graphs.rows.data_source``)."""

@@ -7,8 +7,8 @@ import pytest
 
 from rewards import check_row, compute_score
 from rlif.graphs.exact import solve
+from rlif.graphs.items import make_item
 from rlif.graphs.rows import item_row
-from rlif.graphs.tasks import make_item
 
 
 def witness_answer(task: str, instance, witness: tuple) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rewards.repetition import find_tandem_repeat, has_repetition
+from rewards.graph.repetition import find_tandem_repeat, has_repetition
 
 RESPONSES = Path(__file__).resolve().parents[3] / "shared" / "data" / "ifbench_sample_responses.jsonl"
 """Real model responses (IFBench sample outputs) in ``shared/data`` beside the checkout."""

@@ -22,7 +22,7 @@ from rlif.graphs.build import (
     resolve_ray_mode,
 )
 from rlif.graphs.exact import solve
-from rlif.graphs.instance import parse_ground_truth
+from rlif.graphs.truth import parse_ground_truth
 
 TASKS = ("mcp", "tsp", "mcs")
 ROW_KEYS = {"data_source", "prompt", "ability", "reward_model", "extra_info"}

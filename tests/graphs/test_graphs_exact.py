@@ -11,20 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlif.graphs.airports import sample_tsp
-from rlif.graphs.exact import (
-    max_clique,
-    max_common_subgraph,
-    max_independent_set,
-    min_edit_distance,
-    min_vertex_cover,
-    shortest_tour,
-    social_nx,
-    solve,
-)
+from rlif.graphs.exact import solve
 from rlif.graphs.ged_milp import edit_cost
 from rlif.graphs.instance import Molecule, MoleculePair, SocialGraph
 from rlif.graphs.mcs_search import max_common_induced_subgraph
 from rlif.graphs.molecules import sample_molecule, sample_molecule_pair
+from rlif.graphs.social import social_nx
+from rlif.graphs.tasks.ged import min_edit_distance
+from rlif.graphs.tasks.mcp import max_clique
+from rlif.graphs.tasks.mcs import max_common_subgraph
+from rlif.graphs.tasks.mis import max_independent_set
+from rlif.graphs.tasks.mvc import min_vertex_cover
+from rlif.graphs.tasks.tsp import shortest_tour
 
 
 @st.composite

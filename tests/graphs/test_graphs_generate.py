@@ -9,12 +9,14 @@ import networkx as nx
 import pytest
 
 from rlif.graphs.airports import sample_tsp
-from rlif.graphs.exact import social_nx
-from rlif.graphs.instance import MAX_TSP_DISTANCE, TASKS, MoleculePair, SocialGraph, TspInstance
+from rlif.graphs.instance import MAX_TSP_DISTANCE, MoleculePair, SocialGraph, TspInstance
+from rlif.graphs.items import make_item
 from rlif.graphs.molecules import VALENCE, sample_molecule
 from rlif.graphs.names import airport_codes, person_names
 from rlif.graphs.prompts import ANSWER_RULES, MAX_PROMPT_CHARS
-from rlif.graphs.tasks import SIZE_RANGES, make_item, sample_size
+from rlif.graphs.social import social_nx
+from rlif.graphs.task import sample_size
+from rlif.graphs.tasks import TASKS
 
 _AROMATIC_ORDER = 1.5
 _ORDER = {"SINGLE": 1, "DOUBLE": 2, "TRIPLE": 3, "AROMATIC": _AROMATIC_ORDER}
@@ -31,7 +33,7 @@ def test_sample_size_stays_in_range_and_skews_low():
 @pytest.mark.parametrize("task", TASKS)
 def test_items_are_deterministic_and_in_range(task):
     for size in ("small", "large"):
-        lo, hi = SIZE_RANGES[task][size]
+        lo, hi = TASKS[task].size_ranges[size]
         first = make_item(task, size, 7, 3)
         assert first == make_item(task, size, 7, 3)
         assert first != make_item(task, size, 7, 4)

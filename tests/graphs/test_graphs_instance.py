@@ -7,16 +7,8 @@ import json
 import networkx as nx
 import pytest
 
-from rlif.graphs.instance import (
-    Molecule,
-    MoleculePair,
-    SocialGraph,
-    TspInstance,
-    from_node_link,
-    ground_truth_json,
-    parse_ground_truth,
-    to_node_link,
-)
+from rlif.graphs.instance import Molecule, MoleculePair, SocialGraph, TspInstance
+from rlif.graphs.truth import from_node_link, ground_truth_json, parse_ground_truth, to_node_link
 
 SOCIAL = SocialGraph(("Ana Silva", "Bo Kim", "Manfred Schmidt-Schauß"), ((0, 1), (1, 2)))
 TSP = TspInstance(("AAA", "BBB", "CCC", "DDD"), ((0, 5, 7, 3), (5, 0, 4, 6), (7, 4, 0, 2), (3, 6, 2, 0)))
