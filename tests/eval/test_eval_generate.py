@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -251,7 +252,11 @@ def _checkpoint(run_dir: Path, step: int, complete: bool = True) -> Path:
     (actor / "fsdp_config.json").write_text(json.dumps({"world_size": 1}))
     (actor / "huggingface" / "config.json").write_text("{}")
     if complete:
-        (actor / "model_world_size_1_rank_0.pt").write_bytes(b"shard")
+        # torch.save's archive layout: publishing and evaluation accept only whole archives as shards
+        shard = actor / "model_world_size_1_rank_0.pt"
+        with zipfile.ZipFile(shard, "w") as archive:
+            archive.writestr(f"{shard.stem}/data.pkl", b"\x80\x02}q\x00.")
+            archive.writestr(f"{shard.stem}/version", b"3\n")
     return actor
 
 
