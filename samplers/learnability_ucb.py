@@ -33,7 +33,6 @@ from samplers.diagnostics import check_patterns_match
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.intervals import check_interval_shape, matches_sources, split_by_difficulty
-from samplers.registry import register_policy
 
 GRPO_EPSILON = 1e-6
 """verl's ``compute_grpo_outcome_advantage`` default epsilon in the std denominator."""
@@ -91,7 +90,6 @@ def grpo_abs_advantages(records: Sequence[Record], normalize_by_std: bool = True
     }
 
 
-@register_policy("learnability_ucb")
 class LearnabilityUcbPolicy(SamplingPolicy):
     """Draws (source, interval) pools by softmax over mean |advantage| plus a UCB exploration bonus.
 
@@ -109,6 +107,8 @@ class LearnabilityUcbPolicy(SamplingPolicy):
     Raises:
         ValueError: a parameter out of range.
     """
+
+    name = "learnability_ucb"
 
     def __init__(
         self,
