@@ -18,8 +18,9 @@ from pathlib import Path
 from huggingface_hub.errors import HfHubHTTPError
 
 from rlif.data.summary import summary_table
+from rlif.data.upload import prepare_data_upload
 from rlif.hub.network import LIMITS_HELP
-from rlif.hub.publish import CheckpointRequest, prepare_data_upload, publish_checkpoint
+from rlif.hub.publish import CheckpointRequest, publish_checkpoint
 from rlif.hub.settings import load_settings, redact
 from rlif.hub.upload import describe_plan, execute_upload
 
