@@ -1,4 +1,4 @@
-"""Uniform policy: every non-empty pool is equally likely. The baseline and the spine's test policy."""
+"""Uniform policy: every non-empty pool is equally likely. The baseline, and the simplest policy to test hooks with."""
 
 from __future__ import annotations
 

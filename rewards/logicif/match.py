@@ -2,7 +2,7 @@
 
 Two equalities exist, and rlif uses the stricter by default:
 
-- ``strict`` (rlif default, as the rlif issue asks): JSON-typed comparison. A boolean only equals a boolean
+- ``strict`` (rlif default, because an exact trace writes each value with its type): JSON-typed comparison. A boolean only equals a boolean
   (``true`` is not ``1``), an expected integer matches only an equal integer value (``20`` equals ``20.0``,
   never ``20.0000001``), an expected float matches within ``rel 1e-9``/``abs 1e-9``, lists need the same length
   and order, objects the same key set.
