@@ -41,8 +41,8 @@ GRPO_EPSILON = 1e-6
 def grpo_abs_advantages(records: Sequence[Record], normalize_by_std: bool = True) -> dict[Pool, tuple[float, int]]:
     """Sum and count of |GRPO advantage| over each pool's responses in one step.
 
-    Vectorised with numpy over all groups at once: a Python loop per group costs about 2 us, i.e. a millisecond for
-    512 prompts, which is the whole overhead budget of a step.
+    Vectorised with numpy over all groups at once: a Python loop per group over a step's 512 prompts would spend
+    most of the step's overhead budget (docs/samplers.md, "Overhead").
 
     Args:
         records: one step's scored responses; responses to one prompt share ``group`` (and so share a pool; the
