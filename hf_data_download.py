@@ -1,104 +1,12 @@
+#!/usr/bin/env python3
 """Download the training mixtures and the evaluation file, validate every row, and only then put them in verl_data/.
 
-    python hf_data_download.py                                # HF_DATA_REPO from the environment or .env
-    python hf_data_download.py --repo-id org/data --revision v1 --include 'if1000_logicif1000.parquet'
-
-Files are downloaded into verl_data/.staging/ and moved into verl_data/ only when the whole set passes the schema
-and train/eval overlap checks, so a training job never finds a rejected file. Files in RLIF's row format (the
-group's existing data) are first converted to rlif's schema in staging, by the converter `python -m rlif.data
-mixture` uses for that format. Re-running after an interruption or
-a rejection resumes from staging; files already in verl_data/ and unchanged on the Hub are kept. Exit status 1 on a
-download or validation error (the message names the file, row and field, and where the rejected file was kept).
+Front end of ``rlif.data.download_cli`` (``python hf_data_download.py --help`` lists the options and examples).
 """
 
-from __future__ import annotations
-
-import argparse
 import sys
-from pathlib import Path
 
-from huggingface_hub.errors import HfHubHTTPError
-
-from rlif.data.cli import DefaultsHelpFormatter
-from rlif.data.download import DEFAULT_PATTERNS, download_data
-from rlif.data.summary import format_table, summary_table
-from rlif.hub.network import LIMITS_HELP, HubConnectionError
-from rlif.hub.settings import load_settings, redact
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Command-line options; see the module docstring."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        epilog="\n".join([*__doc__.splitlines()[1:], "", LIMITS_HELP]),
-        formatter_class=DefaultsHelpFormatter,
-    )
-    parser.add_argument("--repo-id", help="dataset repo (default: HF_DATA_REPO)")
-    parser.add_argument("--revision", help="branch, tag or commit (default: main)")
-    parser.add_argument(
-        "--include", action="append", help=f"file pattern, repeatable (default: {' '.join(DEFAULT_PATTERNS)})"
-    )
-    parser.add_argument(
-        "--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go (default: verl_data)"
-    )
-    parser.add_argument(
-        "--env-file", type=Path, default=Path(".env"), help="settings file, read under the environment (default: .env)"
-    )
-    return parser.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Download, validate, print the table and where the files went."""
-    args = parse_args(argv)
-    try:
-        settings = load_settings(args.env_file)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    repo_id = args.repo_id or settings.data_repo
-    if not repo_id:
-        print("error: no dataset repo: pass --repo-id or set HF_DATA_REPO (environment or .env)", file=sys.stderr)
-        return 2
-    try:
-        result = download_data(
-            settings,
-            repo_id=repo_id,
-            out_dir=args.out_dir,
-            revision=args.revision,
-            allow_patterns=tuple(args.include or DEFAULT_PATTERNS),
-        )
-    except (ValueError, HfHubHTTPError, HubConnectionError) as err:
-        print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
-        return 1
-    print(f"{repo_id} @ {result.commit}")
-    for c in result.conversions:
-        sources = ", ".join(f"{k}={v}" for k, v in sorted(c.sources.items()))
-        repeats = f"; {c.repeated} rows repeat an earlier row (kept, ids suffixed #k)" if c.repeated else ""
-        print(f"converted from RLIF's row format: {c.source.name} ({c.rows} rows: {sources}{repeats})")
-    if result.summaries:
-        print(summary_table(result.summaries, root=result.out_dir))
-    if result.overlaps:
-        print()
-        print(
-            format_table(
-                ["mixture", "eval file", "same prompt", "same LogicIF task"],
-                [[m.name, e.name, str(len(o.same_prompt)), str(len(o.same_task))] for m, e, o in result.overlaps],
-            )
-        )
-    if result.accepted:
-        print(f"\nfiles are in {result.out_dir.resolve()}")
-        return 0
-    for rejection in result.rejected:
-        print(f"error: {rejection.reason}\n  rejected; kept in staging as {rejection.path}", file=sys.stderr)
-    if any(o for _, _, o in result.overlaps):
-        print("error: training rows overlap the evaluation file (see the table above)", file=sys.stderr)
-    print(
-        f"error: nothing was moved into {result.out_dir}; the downloaded files stay in {result.staging_dir} "
-        "(a re-run resumes from there). Fix the data repo, or take only the files that pass with --include.",
-        file=sys.stderr,
-    )
-    return 1
-
+from rlif.data.download_cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,7 @@
 """Time the exact GED and MCS solvers on GraphArena-size molecule pairs, one core, against networkx's solvers.
 
 Run from the repository root: ``python3 benchmarks/graph_exact_solvers.py [--pairs 7] [--sizes 10,15,20]``.
-Writes ``benchmarks/graph_exact_solvers.md``. The goal (issue 4) is a median of at most 10 s per instance at
+Writes ``benchmarks/graph_exact_solvers.md``. The goal is a median of at most 10 s per instance at
 20 atoms; networkx's exact solvers (``optimal_edit_paths``, ISMAGS) take minutes from about 12 atoms, so they
 are only timed at small sizes, where they also cross-check the optimum.
 """

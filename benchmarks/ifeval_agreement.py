@@ -8,7 +8,7 @@ crafted boundary responses, and the hand-written IFEvalG instructions with their
 The official code is an *optional* oracle, never committed and never a runtime need. With ``--oracle-dir`` the
 script runs it in a subprocess on every distinct case and stores its verdicts in ``VERDICTS``: a small gzip'd
 JSON file keyed by instruction id, kwargs and the sha256 of the response (so a case is re-identified
-deterministically), with the oracle's versions. ``tests/instruction_following/test_if_agreement_replay.py`` then
+deterministically), with the oracle's versions. ``tests/instruction_following/test_if_agreement.py`` then
 checks rlif against these stored verdicts without the oracle, through the real reward entry
 ``rewards.compute_score``. How the oracle is run:
 

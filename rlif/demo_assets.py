@@ -130,7 +130,7 @@ def if_items() -> list[DemoItem]:
 
 def logicif_items() -> list[DemoItem]:
     """The built-in LogicIF items: expected values come from running each function on its inputs."""
-    from rewards.logicif_complexity import complexity_score
+    from rlif.data.logicif_complexity import complexity_score
 
     items = []
     for name, source, inputs in _LOGICIF_FUNCTIONS:

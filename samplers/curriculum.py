@@ -37,7 +37,6 @@ from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.intervals import check_interval_shape, matches_sources, split_by_difficulty
 from samplers.records import rewards_by_pool, sums_by_source
-from samplers.registry import register_policy
 from samplers.source_groups import SourceGroups, check_groups
 from samplers.source_weighting import build_source_rule
 
@@ -107,7 +106,6 @@ GATE_ON = ("source", "newest")
 """Which records feed a source's gating EMA."""
 
 
-@register_policy("reward_curriculum")
 class RewardCurriculumPolicy(SamplingPolicy):
     """Reward-gated curriculum within each curriculum source, sources weighted by a fixed or EMA rule.
 
@@ -131,6 +129,8 @@ class RewardCurriculumPolicy(SamplingPolicy):
     Raises:
         ValueError: a parameter out of range or an unknown source weighting.
     """
+
+    name = "reward_curriculum"
 
     def __init__(
         self,
@@ -336,7 +336,6 @@ class RewardCurriculumPolicy(SamplingPolicy):
         self._refresh_sources()
 
 
-@register_policy("staged_curriculum")
 class StagedCurriculumPolicy(RewardCurriculumPolicy):
     """The NPG-Muse staged curriculum: level k of each curriculum source for ``steps_per_level`` updates, then k+1.
 
@@ -358,6 +357,8 @@ class StagedCurriculumPolicy(RewardCurriculumPolicy):
     Raises:
         ValueError: a parameter out of range.
     """
+
+    name = "staged_curriculum"
 
     difficulty_field = "level"
 

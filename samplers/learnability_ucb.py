@@ -33,7 +33,6 @@ from samplers.diagnostics import check_patterns_match
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.intervals import check_interval_shape, matches_sources, split_by_difficulty
-from samplers.registry import register_policy
 
 GRPO_EPSILON = 1e-6
 """verl's ``compute_grpo_outcome_advantage`` default epsilon in the std denominator."""
@@ -42,8 +41,8 @@ GRPO_EPSILON = 1e-6
 def grpo_abs_advantages(records: Sequence[Record], normalize_by_std: bool = True) -> dict[Pool, tuple[float, int]]:
     """Sum and count of |GRPO advantage| over each pool's responses in one step.
 
-    Vectorised with numpy over all groups at once: a Python loop per group costs about 2 us, i.e. a millisecond for
-    512 prompts, which is the whole overhead budget of a step.
+    Vectorised with numpy over all groups at once: a Python loop per group over a step's 512 prompts would spend
+    most of the step's overhead budget (docs/samplers.md, "Overhead").
 
     Args:
         records: one step's scored responses; responses to one prompt share ``group`` (and so share a pool; the
@@ -91,7 +90,6 @@ def grpo_abs_advantages(records: Sequence[Record], normalize_by_std: bool = True
     }
 
 
-@register_policy("learnability_ucb")
 class LearnabilityUcbPolicy(SamplingPolicy):
     """Draws (source, interval) pools by softmax over mean |advantage| plus a UCB exploration bonus.
 
@@ -109,6 +107,8 @@ class LearnabilityUcbPolicy(SamplingPolicy):
     Raises:
         ValueError: a parameter out of range.
     """
+
+    name = "learnability_ucb"
 
     def __init__(
         self,

@@ -53,13 +53,3 @@ def sums_by_source(grouped: Mapping[Pool, Sequence[float]]) -> dict[str, tuple[f
         total, count = sums.get(source, (0.0, 0))
         sums[source] = (total + sum(rewards), count + len(rewards))
     return sums
-
-
-def mean_by_source(grouped: Mapping[Pool, Sequence[float]]) -> dict[str, float]:
-    """Mean reward per source over all its pools (each response weighs the same)."""
-    sums: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    for (source, _interval), rewards in grouped.items():
-        sums[source] = sums.get(source, 0.0) + sum(rewards)
-        counts[source] = counts.get(source, 0) + len(rewards)
-    return {source: sums[source] / counts[source] for source in sums}

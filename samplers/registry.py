@@ -1,27 +1,29 @@
-"""Policies by name, so the recipe matrix can name a policy and its parameters."""
+"""Policies by name, so the recipe matrix can name a policy and its parameters.
+
+The registry is one literal table: adding a policy means writing its module (a ``SamplingPolicy`` subclass with a
+``name``) and adding one line here. Policy modules never import this one, so there is no import cycle.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 from samplers.base import SamplingPolicy
+from samplers.curriculum import RewardCurriculumPolicy, StagedCurriculumPolicy
+from samplers.learnability_ucb import LearnabilityUcbPolicy
+from samplers.source_mix import EmaReweightPolicy, FixedRatioPolicy
+from samplers.uniform import UniformPolicy
 
-_POLICIES: dict[str, type[SamplingPolicy]] = {}
-P = TypeVar("P", bound=type[SamplingPolicy])
-
-
-def register_policy(name: str) -> Callable[[P], P]:
-    """Class decorator adding a policy under ``name``; a duplicate name raises ``ValueError``."""
-
-    def add(cls: P) -> P:
-        if name in _POLICIES:
-            raise ValueError(f"sampling policy {name!r} is already registered")
-        cls.name = name
-        _POLICIES[name] = cls
-        return cls
-
-    return add
+POLICY_CLASSES: tuple[type[SamplingPolicy], ...] = (
+    UniformPolicy,
+    FixedRatioPolicy,
+    EmaReweightPolicy,
+    RewardCurriculumPolicy,
+    StagedCurriculumPolicy,
+    LearnabilityUcbPolicy,
+)
+POLICIES: Mapping[str, type[SamplingPolicy]] = {cls.name: cls for cls in POLICY_CLASSES}
 
 
 def build_policy(name: str, params: Mapping[str, Any] | None = None, seed: int = 0) -> SamplingPolicy:
@@ -30,18 +32,14 @@ def build_policy(name: str, params: Mapping[str, Any] | None = None, seed: int =
     Raises:
         ValueError: unknown name (the message lists the known ones) or parameters the policy does not take.
     """
-    import samplers.policies  # noqa: F401  (registers every policy)
-
-    if name not in _POLICIES:
-        raise ValueError(f"unknown sampling policy {name!r}; known: {sorted(_POLICIES)}")
+    if name not in POLICIES:
+        raise ValueError(f"unknown sampling policy {name!r}; known: {sorted(POLICIES)}")
     try:
-        return _POLICIES[name](seed=seed, **dict(params or {}))
+        return POLICIES[name](seed=seed, **dict(params or {}))
     except TypeError as err:
         raise ValueError(f"sampling policy {name!r}: bad parameters {dict(params or {})}: {err}") from err
 
 
 def policy_names() -> list[str]:
     """Names of all registered policies."""
-    import samplers.policies  # noqa: F401
-
-    return sorted(_POLICIES)
+    return sorted(POLICIES)

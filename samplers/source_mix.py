@@ -16,7 +16,6 @@ from samplers.base import Pool, Record, SamplingPolicy
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.records import rewards_by_pool, sums_by_source
-from samplers.registry import register_policy
 from samplers.source_groups import SourceGroups, check_groups
 from samplers.source_weighting import EmaSourceWeights, FixedSourceWeights, SourceRule
 
@@ -99,7 +98,6 @@ class SourceMixPolicy(SamplingPolicy):
         self._refresh()
 
 
-@register_policy("fixed_ratio")
 class FixedRatioPolicy(SourceMixPolicy):
     """Stage-2 strategy 1: source groups in a fixed ratio.
 
@@ -108,6 +106,8 @@ class FixedRatioPolicy(SourceMixPolicy):
         weights: relative weight per group; None (the default) is 1:1:...; otherwise it must name every group.
         groups: group name -> member sources; None makes each ``data_source`` its own group.
     """
+
+    name = "fixed_ratio"
 
     def __init__(
         self,
@@ -119,7 +119,6 @@ class FixedRatioPolicy(SourceMixPolicy):
         super().__init__(FixedSourceWeights(weights), seed, groups)
 
 
-@register_policy("ema_reweight")
 class EmaReweightPolicy(SourceMixPolicy):
     """Stage-2 strategy 2: more prompts from the group with the lower reward EMA.
 
@@ -131,6 +130,8 @@ class EmaReweightPolicy(SourceMixPolicy):
         floor: least probability per group, in [0, 1/n].
         groups: group name -> member sources; None makes each ``data_source`` its own group.
     """
+
+    name = "ema_reweight"
 
     def __init__(
         self,

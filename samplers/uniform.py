@@ -1,4 +1,4 @@
-"""Uniform policy: every non-empty pool is equally likely. The baseline and the spine's test policy."""
+"""Uniform policy: every non-empty pool is equally likely. The baseline, and the simplest policy to test hooks with."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from typing import Any
 from samplers.base import Pool, Record, SamplingPolicy
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import restore_rng, rng_state
-from samplers.registry import register_policy
 
 
-@register_policy("uniform")
 class UniformPolicy(SamplingPolicy):
     """Draws each (source, interval) pool with equal probability.
 
     Args:
         seed: seed of the policy's RNG.
     """
+
+    name = "uniform"
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__()

@@ -33,7 +33,8 @@ _ROW_EXTRA_KEYS = frozenset({"key", "prompt"})
 """Keys of an IFEval/IFBench row besides the ground truth; accepted and ignored so a whole row can be passed."""
 
 _STRICT_BENCHMARKS = frozenset({"ifeval", "ifevalg"})
-"""Benchmarks whose kwargs ``_check_value`` knows by name (IFBench kwargs are only converted, see IF-B's module)."""
+"""Benchmarks whose kwargs ``_check_value`` knows by name (IFBench kwargs are only converted, see
+``rewards.instruction_following.ifbench``)."""
 
 _RELATION_KWARGS = frozenset({"relation", "let_relation", "capital_relation"})
 _STRING_LIST_KWARGS = frozenset({"keywords", "forbidden_words"})

@@ -8,9 +8,8 @@ filled in at random (the reference IFEvalG/IFBench checkers draw random threshol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 CheckFn = Callable[..., bool]
 
@@ -88,8 +87,3 @@ def get_instruction(instruction_id: str) -> InstructionSpec:
 def instruction_ids(benchmark: str | None = None) -> list[str]:
     """All registered ids, or those of one benchmark."""
     return sorted(i for i, s in _REGISTRY.items() if benchmark is None or s.benchmark == benchmark)
-
-
-def run_check(instruction_id: str, response: str, kwargs: Mapping[str, Any]) -> bool:
-    """Apply one checker to one response with already-normalised kwargs."""
-    return bool(_REGISTRY[instruction_id].check(response, **kwargs))

@@ -35,8 +35,8 @@ MAX_ANSWER_CHARS = 12_000
 About 3k tokens of English prose, 1.4 times the longest of the 294 IFBench sample responses (8.5 KB). The
 bound is the reward's cost: a row of five instructions must score (strict and up to seven loose variants) in under
 50 ms of CPU. Rows of IFEvalG rule-sentence checkers plus ``count:pronouns`` (Treebank over a lower-cased copy,
-shared with nothing) cost about 3 ms of CPU per KB of prose even with the work shared per row (45 ms at 15 KB on
-the shared 2-core machine), so the cap leaves room for a loaded machine (docs/instruction-following.md,
+shared with nothing) cost CPU in proportion to the prose even with the work shared per row, so the cap is set where
+such a row stays under the target with room for a loaded machine (measurements: docs/instruction-following.md,
 "Robustness"). Longer answers score 0. The references have no limit: this is a deliberate deviation, and a model
 trained with rlif learns that IF answers above it earn nothing. The reward option ``if_max_answer_chars`` changes it
 (0: no limit, the references' semantics, at the references' cost)."""

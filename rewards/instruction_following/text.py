@@ -78,7 +78,7 @@ def shared_work() -> Iterator[None]:
     """Within the block, compute each text analysis once per distinct text and reuse it.
 
     A row's checkers all look at the same answer and loose variants, so sentence splits, Treebank tokens and the
-    language would otherwise be recomputed per checker (Punkt and Treebank cost 20-60 us per token). The memo is
+    language would otherwise be recomputed per checker (Punkt and Treebank cost most of a row's time). The memo is
     dropped when the block ends, so a reward worker holds no text between samples and a timed call pays the full
     cost; a nested block reuses the outer memo.
 

@@ -29,11 +29,8 @@ ROLES = frozenset({"system", "user", "assistant"})
 EXTRA_INFO_REQUIRED = ("split", "index", "item_id", "difficulty")
 """``extra_info`` fields every row carries; samplers and feedback rely on them."""
 
-EXTRA_INFO_TASK_FIELDS = ("key", "task_id", "test_case_id")
-"""Optional task fields: the benchmark's own key (IF sources) or LogicIF's function and test-case ids."""
-
 DIFFICULTY_LEVELS = frozenset({"easy", "medium", "hard"})
-"""``extra_info.difficulty_level`` labels, as ``rewards.logicif_complexity.difficulty_level`` assigns them. LogicIF
+"""``extra_info.difficulty_level`` labels, as ``rlif.data.logicif_complexity.difficulty_level`` assigns them. LogicIF
 rows also carry ``complexity_score`` (``complexity_extra_info``); both are null on other rows."""
 
 SPLITS = frozenset({"train", "val", "test"})

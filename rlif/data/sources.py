@@ -117,12 +117,12 @@ def _normalize_logicif(raw_truth: Any, where: str) -> str:
 def _complexity(source_code: Any, where: str, field: str) -> dict[str, Any]:
     """The curriculum fields of a LogicIF function: ``complexity_score``, ``difficulty`` and ``difficulty_level``.
 
-    Computed from the source with ``ast`` (``rewards.logicif_complexity``, which reproduces the reference values),
+    Computed from the source with ``ast`` (``rlif.data.logicif_complexity``, which reproduces the reference values),
     so samplers can rank rows and evaluations can break results down by level without a second pass.
     """
     if not isinstance(source_code, str) or not source_code.strip():
         raise ValueError(f"{where}: field {field}: must be the function's Python source")
-    from rewards.logicif_complexity import complexity_extra_info
+    from rlif.data.logicif_complexity import complexity_extra_info
 
     info = complexity_extra_info(source_code, where=f"{where}: field {field}")
     return {**info, "complexity_score": float(info["complexity_score"]), "difficulty": float(info["difficulty"])}

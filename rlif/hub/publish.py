@@ -1,4 +1,4 @@
-"""From a run directory to a Hub repo: pick the checkpoint, merge it, write its card, upload. Also data uploads.
+"""From a run directory to a Hub repo: pick the checkpoint, merge it, write its card, upload.
 
 Each step is safe to repeat: the merge is reused while the shards are unchanged, the card is rewritten from the
 same facts, and the upload skips content the repo already has. ``dry_run`` does the local, read-only part (find,
@@ -11,7 +11,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlif.data.schema import FileSummary, validate_parquet
 from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint, skipped_steps
 from rlif.hub.merge import MARKER, MERGED_DIR_NAME, merge_checkpoint
 from rlif.hub.model_card import collect_run_info, render_model_card
@@ -150,30 +149,3 @@ def publish_checkpoint(request: CheckpointRequest, settings: HubSettings, *, dry
         return report
     url = execute_upload(plan, settings)
     return f"{report}\nuploaded {len(plan.files)} files: {url}"
-
-
-def prepare_data_upload(data_dir: Path, repo_id: str, *, private: bool = True) -> tuple[UploadPlan, list[FileSummary]]:
-    """Validate every parquet file of ``data_dir`` and plan a dataset upload of them (plus ``README.md``).
-
-    Raises:
-        ValueError: a file fails validation (names file, row and field) or there is nothing to upload.
-    """
-    data_dir = Path(data_dir)
-    # Hidden directories are never data: ``.staging`` holds downloads that are unchecked or were rejected
-    # (rlif.data.download), ``.cache`` the Hub client's bookkeeping.
-    names = sorted(
-        rel.as_posix()
-        for rel in (p.relative_to(data_dir) for p in data_dir.rglob("*.parquet"))
-        if not any(part.startswith(".") for part in rel.parts[:-1])
-    )
-    plan = plan_upload(
-        data_dir,
-        repo_id,
-        repo_type="dataset",
-        commit_message=f"rlif data: {', '.join(names)}",
-        private=private,
-        allow_patterns=("*.parquet", "README.md"),
-        ignore_patterns=(".*/**", "*/.*/**"),
-    )
-    summaries = [validate_parquet(data_dir / f) for f in plan.files if f.endswith(".parquet")]
-    return plan, summaries

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from data_fixtures import if_train_fixture_row, logicif_fixture_row, write_jsonl
 
-import hf_data_download
 from rlif.data import download as data_download
+from rlif.data import download_cli as data_download_cli
 from rlif.data.files import write_rows_atomic
 from rlif.data.mixtures import MixtureSpec, build_eval_rows, build_mixture, load_rows
 from rlif.hub.download import RemoteFile, git_blob_sha1
@@ -103,7 +103,7 @@ def test_rejected_file_stays_in_staging_and_nothing_moves(
     bad[1]["prompt"][0]["role"] = "robot"
     repo = _repo(tmp_path, monkeypatch, {MIXTURE: bad, EVAL: rows["eval"]})
     out = tmp_path / "verl_data"
-    code = hf_data_download.main(["--repo-id", "org/data", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
+    code = data_download_cli.main(["--repo-id", "org/data", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert code == 1
     assert _visible(out) == [], "neither the bad mixture nor the eval file of the rejected set may reach verl_data"

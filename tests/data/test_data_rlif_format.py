@@ -20,8 +20,8 @@ from data_fixtures import (
     write_rlif_format_parquet,
 )
 
-import hf_data_download
 from rlif.data import download as data_download
+from rlif.data import download_cli as data_download_cli
 from rlif.data.__main__ import main as data_main
 from rlif.data.convert import CONVERTED_FROM, converted_from, needs_conversion
 from rlif.data.files import read_source_rows
@@ -101,7 +101,7 @@ def test_rlif_format_download_is_converted_like_the_mixture_builder_does(
 ) -> None:
     out = tmp_path / "verl_data"
     assert needs_conversion(repo.root / MIXTURE) and needs_conversion(repo.root / EVAL)
-    code = hf_data_download.main(["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
+    code = data_download_cli.main(["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert f"converted from RLIF's row format: {MIXTURE} (7 rows: iftrain=4, logicif=3)" in printed.out
@@ -130,7 +130,7 @@ def test_rlif_format_download_is_converted_like_the_mixture_builder_does(
 
     # A re-run recognises the conversions of the unchanged Hub files: nothing is fetched again.
     args = ["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")]
-    assert hf_data_download.main(args) == 0
+    assert data_download_cli.main(args) == 0
     assert repo.downloads == [sorted([EVAL, MIXTURE])]
 
 
@@ -141,7 +141,7 @@ def test_rlif_row_that_cannot_be_converted_is_rejected_with_file_row_and_field(
     rows[5]["extra_info"]["complexity_score"] = None  # a LogicIF row with no score and no function source
     write_rlif_format_parquet(repo.root / MIXTURE, rows)
     out = tmp_path / "verl_data"
-    code = hf_data_download.main(["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
+    code = data_download_cli.main(["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert code == 1
     staged = out / ".staging" / MIXTURE
@@ -155,7 +155,7 @@ def test_empty_file_is_rejected_by_download_and_validate(
 ) -> None:
     write_rlif_format_parquet(repo.root / MIXTURE, [])
     out = tmp_path / "verl_data"
-    assert hf_data_download.main(["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
+    assert data_download_cli.main(["--repo-id", "org/rlif", "--out-dir", str(out), "--env-file", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert "0 rows (an empty data file" in err and MIXTURE in err
     assert not (out / MIXTURE).exists()

@@ -9,8 +9,8 @@ import pytest
 from data_fixtures import IFBENCH_FILE, IFEVAL_FILE, if_train_fixture_row, logicif_fixture_row
 
 from rewards import check_row
-from rewards.logicif_complexity import complexity_extra_info
 from rlif.data.files import read_source_rows, write_rows_atomic
+from rlif.data.logicif_complexity import complexity_extra_info
 from rlif.data.mixtures import load_rows
 from rlif.data.schema import validate_parquet
 from rlif.data.sources import convert_row, prompt_key

@@ -76,7 +76,7 @@ def _timed(task: str, text: str) -> float:
 
 
 TARGET_S = 0.020
-"""The issue's target: one response scored in 20 ms of CPU time, loop check included. The hypothesis tests above
+"""The target: one response scored in 20 ms of CPU time, loop check included. The hypothesis tests above
 check every example with a margin (a single run on a busy shared machine); the tests below assert the target itself
 on the best of several runs, for the hardest inputs at GraphArena's large sizes."""
 

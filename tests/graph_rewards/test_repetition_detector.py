@@ -101,8 +101,8 @@ def test_parameters_are_checked():
 
 
 TARGET_S = 0.005
-"""The issue's target: a 24k-character response in 5 ms of CPU time (asserted on the best of several runs, so a
-busy shared machine does not fail it; the typical case takes about 1 ms)."""
+"""The target: a 24k-character response in 5 ms of CPU time (asserted on the best of several runs, so a
+busy shared machine does not fail it; typical times: benchmarks/repetition_detector.md)."""
 
 
 def test_24k_characters_within_the_target():

@@ -100,7 +100,7 @@ def test_rows_follow_the_schema_and_their_optimum_is_exact(built):
 
 
 def test_extra_info_carries_the_instance_and_the_solver_optimum(built):
-    """The issue's row contract: ``extra_info`` alone holds the instance (node-link JSON) and its optimum."""
+    """The row contract: ``extra_info`` alone holds the instance (node-link JSON) and its optimum."""
     out, _ = built
     rows = _rows(out / "train_mixed.parquet") + _rows(out / "val_hard.parquet")
     assert {r["extra_info"]["task"] for r in rows} == set(TASKS)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hub_fakes import ENDPOINT, fake_hub_transport
 
-import hf_upload
+from rlif import upload_cli
 from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint
 from rlif.hub.merge import MARKER, merge_checkpoint
 from rlif.hub.model_card import base_model_id, collect_run_info, render_model_card
@@ -189,7 +189,7 @@ def test_model_card_without_config_says_not_recorded(tmp_path: Path) -> None:
 
 
 def _upload(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = hf_upload.main(args)
+    code = upload_cli.main(args)
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -293,7 +293,7 @@ def test_readme_upload_command_names_the_run() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     uploads = [line for line in readme.splitlines() if line.startswith("python hf_upload.py checkpoint")]
     assert uploads and all(" --run " in line for line in uploads)
-    assert all(hf_upload.parse_args(line.split("#")[0].split()[2:]).run for line in uploads)
+    assert all(upload_cli.parse_args(line.split("#")[0].split()[2:]).run for line in uploads)
 
 
 def test_merger_failure_is_reported(

@@ -8,7 +8,7 @@ import pytest
 from data_rows import if_train_fixture_row, logicif_fixture_row, write_jsonl
 from hub_fakes import ENDPOINT, fake_hub_transport
 
-import hf_upload
+from rlif import upload_cli
 from rlif.data.mixtures import MixtureSpec, build_mixture, load_rows, write_mixture
 
 
@@ -38,7 +38,7 @@ def test_data_upload_validates_then_uploads(
     monkeypatch.setenv("HF_DATA_REPO", "me/rlif-data")
     env = ["--env-file", str(tmp_path / "absent.env")]
     with fake_hub_transport() as hub:
-        assert hf_upload.main([*env, "data", "--dir", str(data_dir)]) == 0
+        assert upload_cli.main([*env, "data", "--dir", str(data_dir)]) == 0
         repo = hub.repos[("dataset", "me/rlif-data")]
         assert repo.private
         assert sorted(repo.files) == ["README.md", "if2_logicif2.parquet"]
@@ -52,7 +52,7 @@ def test_invalid_data_is_never_sent(
     monkeypatch.setenv("HF_ENDPOINT", ENDPOINT)
     (data_dir / "if9_logicif9.parquet").write_bytes(b"truncated")
     with fake_hub_transport() as hub:
-        code = hf_upload.main(
+        code = upload_cli.main(
             ["--env-file", str(tmp_path / "absent.env"), "data", "--dir", str(data_dir), "--repo-id", "me/d"]
         )
         assert code == 1

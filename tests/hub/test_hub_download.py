@@ -27,10 +27,10 @@ from data_rows import (
 )
 from local_hub import StallingProxy, git_repo, olah_server
 
-import hf_data_download
-import hf_model_download
+from rlif.data import download_cli as data_download_cli
 from rlif.data.files import write_rows_atomic
 from rlif.data.mixtures import MixtureSpec, build_eval_rows, build_mixture, load_rows
+from rlif.hub import model_download_cli
 
 pytestmark = pytest.mark.slow
 
@@ -142,7 +142,7 @@ def test_data_download_validates_and_prints_table(
     hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "verl_data"
-    code = hf_data_download.main(["--repo-id", "testorg/rlif-data", "--out-dir", str(out), "--env-file", str(hub_env)])
+    code = data_download_cli.main(["--repo-id", "testorg/rlif-data", "--out-dir", str(out), "--env-file", str(hub_env)])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     names = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
@@ -159,7 +159,7 @@ def test_pinned_revision_and_include_pattern(
 ) -> None:
     out = tmp_path / "verl_data"
     args = ["--repo-id", "testorg/rlif-data", "--revision", hub["first_commit"], "--include", "if3_*.parquet"]
-    assert hf_data_download.main([*args, "--out-dir", str(out), "--env-file", str(hub_env)]) == 0
+    assert data_download_cli.main([*args, "--out-dir", str(out), "--env-file", str(hub_env)]) == 0
     assert (out / "if3_logicif2.parquet").read_bytes() == hub["old_mixture"]
     assert hub["first_commit"] in capsys.readouterr().out
 
@@ -168,7 +168,7 @@ def test_data_repo_from_dotenv(hub: dict[str, Any], hub_env: Path, tmp_path: Pat
     env_file = tmp_path / "rlif.env"
     env_file.write_text("HF_DATA_REPO=testorg/rlif-data  # from .env\n")
     out = tmp_path / "verl_data"
-    assert hf_data_download.main(["--include", "if3_*", "--out-dir", str(out), "--env-file", str(env_file)]) == 0
+    assert data_download_cli.main(["--include", "if3_*", "--out-dir", str(out), "--env-file", str(env_file)]) == 0
     assert (out / "if3_logicif2.parquet").is_file()
 
 
@@ -177,14 +177,14 @@ def test_invalid_row_fails_with_file_row_and_field(
 ) -> None:
     out = tmp_path / "verl_data"
     args = ["--repo-id", "testorg/bad-data", "--out-dir", str(out), "--env-file", str(hub_env)]
-    assert hf_data_download.main(args) == 1
+    assert data_download_cli.main(args) == 1
     err = capsys.readouterr().err
     staged = out / ".staging" / "if2_logicif0.parquet"
     assert f"{staged}: row 1: field prompt[0].role: must be one of" in err
     assert f"kept in staging as {staged}" in err
     assert staged.is_file(), "the rejected download is kept for inspection and for a resumed re-run"
     assert not (out / "if2_logicif0.parquet").exists(), "a rejected file must never sit where training loads data"
-    assert hf_data_download.main(args) == 1  # a re-run rejects it again and still leaves verl_data/ alone
+    assert data_download_cli.main(args) == 1  # a re-run rejects it again and still leaves verl_data/ alone
     assert not (out / "if2_logicif0.parquet").exists()
 
 
@@ -192,7 +192,9 @@ def test_train_eval_overlap_fails(
     hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "verl_data"
-    code = hf_data_download.main(["--repo-id", "testorg/leaky-data", "--out-dir", str(out), "--env-file", str(hub_env)])
+    code = data_download_cli.main(
+        ["--repo-id", "testorg/leaky-data", "--out-dir", str(out), "--env-file", str(hub_env)]
+    )
     printed = capsys.readouterr()
     assert code == 1
     assert "if8_logicif0.parquet  ifbench_5_ifeval_6_logicif_4.parquet  1" in printed.out
@@ -203,9 +205,9 @@ def test_train_eval_overlap_fails(
 
 def test_unknown_repo_and_missing_settings(hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--out-dir", str(tmp_path / "d"), "--env-file", str(hub_env)]
-    assert hf_data_download.main(["--repo-id", "testorg/nope", *args]) == 1
+    assert data_download_cli.main(["--repo-id", "testorg/nope", *args]) == 1
     assert "testorg/nope" in capsys.readouterr().err
-    assert hf_data_download.main(args) == 2
+    assert data_download_cli.main(args) == 2
     assert "HF_DATA_REPO" in capsys.readouterr().err
 
 
@@ -213,14 +215,14 @@ def test_model_download_into_cache_verified(
     hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cache = tmp_path / "hf_cache"
-    assert hf_model_download.main(["testorg/tiny-qwen", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 0
+    assert model_download_cli.main(["testorg/tiny-qwen", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 0
     out = capsys.readouterr().out
     snapshot = Path(out.strip().splitlines()[-1].strip())
     assert snapshot.parent.parent == cache / "models--testorg--tiny-qwen"
     assert sorted(p.name for p in snapshot.iterdir()) == sorted(set(hub["model_files"]) - {"flax_model.msgpack"})
     assert (snapshot / "model.safetensors").read_bytes() == hub["model_files"]["model.safetensors"]
     assert "4 files, 0.00 GB verified" in out
-    assert hf_model_download.main(["bogus", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 1
+    assert model_download_cli.main(["bogus", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 1
     assert "neither a short name" in capsys.readouterr().err
 
 
@@ -302,7 +304,7 @@ def test_model_resolves_offline_by_repo_id_after_download(
     hub: dict[str, Any], hub_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cache = tmp_path / "hf_cache"
-    assert hf_model_download.main(["testorg/Qwen3-tiny", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 0
+    assert model_download_cli.main(["testorg/Qwen3-tiny", "--cache-dir", str(cache), "--env-file", str(hub_env)]) == 0
     out = capsys.readouterr().out
     snapshot = out.strip().splitlines()[-1].strip()
     commit = Path(snapshot).name
@@ -314,7 +316,7 @@ def test_model_resolves_offline_by_repo_id_after_download(
 
     pinned = tmp_path / "pinned_cache"  # a download by commit sha records no branch: the output says what to use
     args = ["testorg/Qwen3-tiny", "--revision", commit, "--cache-dir", str(pinned), "--env-file", str(hub_env)]
-    assert hf_model_download.main(args) == 0
+    assert model_download_cli.main(args) == 0
     assert f"offline: pinned to commit {commit} (no branch recorded)" in capsys.readouterr().out
     assert not (pinned / "models--testorg--Qwen3-tiny" / "refs" / "main").exists()
     assert _offline("testorg/Qwen3-tiny", pinned).returncode != 0
@@ -326,21 +328,21 @@ def test_corrupted_cached_blob_is_fetched_again(
 ) -> None:
     cache = tmp_path / "hf_cache"
     args = ["testorg/tiny-qwen", "--cache-dir", str(cache), "--env-file", str(hub_env)]
-    assert hf_model_download.main(args) == 0
+    assert model_download_cli.main(args) == 0
     snapshot = Path(capsys.readouterr().out.strip().splitlines()[-1].strip())
     weights = snapshot / "model.safetensors"
     blob = Path(os.path.realpath(weights))
     assert blob.parent.name == "blobs"
     good = blob.read_bytes()
     blob.write_bytes(bytes(b ^ 0xFF for b in good[:64]) + good[64:] if damage == "flip" else good[:1000])
-    assert hf_model_download.main(args) == 0
+    assert model_download_cli.main(args) == 0
     out = capsys.readouterr().out
     problem = (
         "content differs from the Hub's (git blob id)" if damage == "flip" else f"1000 bytes, expected {len(good)}"
     )
     assert f"  repaired: {weights}: {problem}; fetched again" in out
     assert weights.read_bytes() == hub["model_files"]["model.safetensors"]
-    assert hf_model_download.main(args) == 0  # and a third run finds nothing to repair
+    assert model_download_cli.main(args) == 0  # and a third run finds nothing to repair
     assert "repaired" not in capsys.readouterr().out
 
 

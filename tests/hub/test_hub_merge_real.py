@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hub_fakes import ENDPOINT, fake_hub_transport
 
-import hf_upload
+from rlif import upload_cli
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,7 @@ def test_tiny_fsdp2_checkpoint_is_merged_and_uploaded(
     args = ["--env-file", str(tmp_path / "none.env"), "checkpoint", "--root", str(tmp_path / "checkpoints")]
     args += ["--repo-id", "me/tiny-qwen3", "--python", python, "--base-model", "Qwen/Qwen3-0.6B"]
     with fake_hub_transport() as hub:
-        code = hf_upload.main(args)
+        code = upload_cli.main(args)
         printed = capsys.readouterr()
         assert code == 0, printed.err
         repo = hub.repos[("model", "me/tiny-qwen3")]

@@ -20,10 +20,9 @@ from pathlib import Path
 import huggingface_hub
 import pytest
 
-import hf_data_download
-import hf_model_download
-import hf_upload
-from rlif.hub import network
+from rlif import upload_cli
+from rlif.data import download_cli as data_download_cli
+from rlif.hub import model_download_cli, network
 from rlif.hub.network import HubConnectionError, HubLimits, SettingError, parse_limits
 from rlif.hub.settings import HubSettings, load_settings
 from rlif.hub.upload import execute_upload, plan_upload
@@ -80,9 +79,9 @@ def _commands(tmp_path: Path) -> dict[str, Callable[[list[str]], int]]:
     (tmp_path / "up").mkdir()
     (tmp_path / "up" / "README.md").write_text("data card\n")
     return {
-        "model download": lambda e: hf_model_download.main(["org/model", "--cache-dir", str(tmp_path / "c"), *e]),
-        "data download": lambda e: hf_data_download.main(["--repo-id", "org/d", "--out-dir", str(tmp_path / "d"), *e]),
-        "data upload": lambda e: hf_upload.main([*e, "data", "--dir", str(tmp_path / "up"), "--repo-id", "me/d"]),
+        "model download": lambda e: model_download_cli.main(["org/model", "--cache-dir", str(tmp_path / "c"), *e]),
+        "data download": lambda e: data_download_cli.main(["--repo-id", "org/d", "--out-dir", str(tmp_path / "d"), *e]),
+        "data upload": lambda e: upload_cli.main([*e, "data", "--dir", str(tmp_path / "up"), "--repo-id", "me/d"]),
     }
 
 
@@ -137,7 +136,7 @@ def test_unknown_host_is_one_line(
 ) -> None:
     monkeypatch.setenv("HF_ENDPOINT", "http://rlif-no-such-host.invalid")
     monkeypatch.setenv("RLIF_HUB_RETRIES", "0")
-    assert hf_model_download.main(["org/m", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
+    assert model_download_cli.main(["org/m", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1, err
     assert "the host name rlif-no-such-host.invalid does not resolve (no network or DNS) (1 attempt)" in err
@@ -233,7 +232,7 @@ def test_token_with_smart_quotes_names_the_setting(
         env_file.write_text("")
     else:
         env_file.write_text(f"HF_TOKEN={token}\n")
-    code = hf_model_download.main(["org/m", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env_file)])
+    code = model_download_cli.main(["org/m", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env_file)])
     err = capsys.readouterr().err
     assert code == 2
     source = "environment" if where == "environment" else str(env_file)
@@ -265,7 +264,7 @@ def _options(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.Ac
             yield action.dest, action
 
 
-@pytest.mark.parametrize("module", [hf_model_download, hf_data_download, hf_upload])
+@pytest.mark.parametrize("module", [model_download_cli, data_download_cli, upload_cli])
 def test_help_texts_show_defaults(module: object, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         module.parse_args(["--help"])
@@ -300,15 +299,15 @@ def test_model_download_without_arguments_says_what_it_fetches(
         fetched.append(repo_id)
         raise ValueError("stop after the first model")
 
-    monkeypatch.setattr(hf_model_download, "download_model", fake_download)
-    assert hf_model_download.main(["--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
+    monkeypatch.setattr(model_download_cli, "download_model", fake_download)
+    assert model_download_cli.main(["--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
     assert fetched == ["Qwen/Qwen3-0.6B"]
     assert printed_before[0] == (
         "no model named: fetching all 4 Qwen3 models rlif trains (Qwen/Qwen3-0.6B, Qwen/Qwen3-1.7B, Qwen/Qwen3-4B, "
         f"Qwen/Qwen3-8B) into {tmp_path / 'c'}; name the ones you need to fetch fewer, e.g. "
         "python hf_model_download.py 1.7B\n"
     )
-    assert hf_model_download.main(["1.7B", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
+    assert model_download_cli.main(["1.7B", "--cache-dir", str(tmp_path / "c"), "--env-file", str(env)]) == 1
     assert fetched[-1] == "Qwen/Qwen3-1.7B" and printed_before[-1] == ""
 
 

@@ -12,7 +12,7 @@ import pytest
 from data_rows import rlif_format_if_row, rlif_format_logicif_row, write_rlif_format_parquet
 from local_hub import git_repo, olah_server
 
-import hf_data_download
+from rlif.data import download_cli as data_download_cli
 from rlif.data.convert import converted_from
 from rlif.data.files import read_source_rows
 from rlif.data.mixtures import load_rows
@@ -49,7 +49,7 @@ def test_rlif_format_repo_downloads_converted(
         monkeypatch.delenv(name, raising=False)
     out = tmp_path / "verl_data"
     args = ["--repo-id", "testorg/rlif-format", "--out-dir", str(out), "--env-file", str(tmp_path / "none.env")]
-    assert hf_data_download.main(args) == 0, capsys.readouterr().err
+    assert data_download_cli.main(args) == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
     assert f"converted from RLIF's row format: {MIXTURE} (5 rows: iftrain=3, logicif=2)" in printed
     assert f"converted from RLIF's row format: {EVAL} (2 rows: logicif=2)" in printed
@@ -62,5 +62,5 @@ def test_rlif_format_repo_downloads_converted(
     assert {r["extra_info"]["split"] for r in read_source_rows(out / EVAL)} == {"test"}
     assert converted_from(out / MIXTURE)
     # A re-run keeps both conversions (they record the Hub blobs) and fetches nothing.
-    assert hf_data_download.main(args) == 0
+    assert data_download_cli.main(args) == 0
     assert "converted from" not in capsys.readouterr().out

@@ -10,8 +10,7 @@ import tracemalloc
 from rewards.instruction_following import language_detection
 
 CACHE_MEMORY_LIMIT = 20_000_000
-"""Bytes the detector's caches may hold after 100,000 distinct words (docs/instruction-following.md); about
-12.5 MB was measured, against 93 MB when the word cache had no bound."""
+"""Bytes the detector's caches may hold after 100,000 distinct words (measured sizes: docs/instruction-following.md)."""
 
 
 def _distinct_words(count: int, seed: int = 0) -> list[str]:

@@ -24,10 +24,8 @@ from rewards.instruction_following.scoring import MAX_ANSWER_CHARS
 
 TIME_LIMIT_S = 0.05 * 2
 """Regression guard on the CPU time to score one response (strict and loose, up to five instructions), minimum of
-three runs: twice the issue's 50 ms target. The target itself is a measurement (docs/instruction-following.md,
-"Robustness": the costliest row at the answer cap takes 36-40 ms, minimum of 7), not a timed test: on this shared
-2-core machine single runs of that row vary between 36 and 62 ms, and a bound with no margin failed a CI rehearsal
-at 52 ms."""
+three runs: twice the 50 ms target. The target itself is a measurement (docs/instruction-following.md,
+"Robustness"), not a timed test: single runs vary too much on a shared machine for a bound with no margin."""
 
 MOST_EXPENSIVE_IDS = (
     "count:pronouns",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rewards.logicif_match import stats_key_fraction, values_match
+from rewards.logicif.match import stats_key_fraction, values_match
 
 
 @pytest.mark.parametrize(

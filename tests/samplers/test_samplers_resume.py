@@ -6,6 +6,7 @@ import io
 import json
 import pickle
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from samplers_testkit import prepare
 
+import samplers
 from samplers import Record, SamplingPolicy, build_policy, policy_names
+from samplers.registry import POLICIES, POLICY_CLASSES
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("uniform", {}),
@@ -35,6 +38,18 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
 
 def test_every_registered_policy_is_covered() -> None:
     assert {name for name, _ in CONFIGS} == set(policy_names())
+
+
+def test_registry_names_are_unique_and_match_each_class() -> None:
+    assert len(POLICIES) == len(POLICY_CLASSES)
+    assert all(name and POLICIES[name].name == name for name in POLICIES)
+
+
+def test_policy_modules_do_not_import_the_registry() -> None:
+    """The registry imports the policies, never the reverse, so importing any policy module first works."""
+    for path in Path(samplers.__file__).parent.glob("*.py"):
+        if path.name not in ("registry.py", "__init__.py"):
+            assert "samplers.registry" not in path.read_text(encoding="utf-8"), path.name
 
 
 def _run_step(policy: SamplingPolicy, rng: random.Random, prompts: int = 12) -> tuple[list, dict[str, float]]:

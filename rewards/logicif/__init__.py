@@ -6,8 +6,8 @@ Python function plus an input and asks it to execute the description by hand, en
 reference reward and the LogicIFEval headline metric: 1.0 only when ``output`` and ``stats`` both match.
 
 - The answer is the last JSON object carrying ``output`` and ``stats`` in the text after the thinking section
-  (``rewards.logicif_json``); an unclosed ``<think>`` scores 0.
-- Values are compared type-strictly by default, so a boolean is not an integer (``rewards.logicif_match``); the
+  (``rewards.logicif.answer``); an unclosed ``<think>`` scores 0.
+- Values are compared type-strictly by default, so a boolean is not an integer (``rewards.logicif.match``); the
   official Python ``==`` is available through ``score_answer(..., equality="python")`` for comparable
   evaluation numbers.
 - ``logicif_partial_credit=True`` gives 0.5 for the output plus 0.5 times the fraction of stats keys right
@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rewards.logicif_json import decode_strict_json, find_answer
-from rewards.logicif_match import EQUALITIES, stats_key_fraction, values_match
+from rewards.logicif.answer import decode_strict_json, find_answer
+from rewards.logicif.match import EQUALITIES, stats_key_fraction, values_match
 from rewards.registry import TaskFamily, register_family
 from rewards.thinking import SplitResponse
 

@@ -2,10 +2,10 @@
 
 Two equalities exist, and rlif uses the stricter by default:
 
-- ``strict`` (rlif default, as the rlif issue asks): JSON-typed comparison. A boolean only equals a boolean
-  (``true`` is not ``1``), an expected integer matches only an equal integer value (``20`` equals ``20.0``,
-  never ``20.0000001``), an expected float matches within ``rel 1e-9``/``abs 1e-9``, lists need the same length
-  and order, objects the same key set.
+- ``strict`` (rlif default, because an exact trace writes each value with its type): JSON-typed comparison.
+  A boolean only equals a boolean (``true`` is not ``1``), an expected integer matches only an equal integer value
+  (``20`` equals ``20.0``, never ``20.0000001``), an expected float matches within ``rel 1e-9``/``abs 1e-9``,
+  lists need the same length and order, objects the same key set.
 - ``python``: plain Python ``==`` as in the official LogicIFEval evaluation, where ``True == 1`` and ``1 == 1.0``
   and floats must be exactly equal. Use it to report numbers comparable with published LogicIFEval results.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from samplers.simulate import STRATEGIES, LearnerConfig, RunResult, Strategy, simulate, summarize
+from rlif.simulate import STRATEGIES, LearnerConfig, RunResult, Strategy, simulate, summarize
 
 SMALL = LearnerConfig(rows=200, prompts=16, responses=4, steps=40)
 BY_LABEL = {strategy.label: strategy for strategy in STRATEGIES}

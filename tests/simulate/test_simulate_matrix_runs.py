@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rlif.recipes.matrix import load_matrix
-from samplers.simulate import main, run_config, simulate, unlock_timeline
+from rlif.simulate import main, run_config, simulate, unlock_timeline
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 CURRICULUM_RUNS = ("stage2_qwen17b_think_ema_rewardCurriculum", "stage2_qwen17b_think_ema_rewardCurriculum_decay")

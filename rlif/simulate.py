@@ -13,8 +13,8 @@ policy sees only the intervals its own ``assign_intervals`` gives. Prompts are d
 pool, as the verl dataset does. "Held-out reward" is each source's success probability averaged over its rows,
 then over sources.
 
-Run: ``python -m samplers.simulate --out docs/samplers`` (the built-in strategies; needs matplotlib; a few minutes
-on one core), or ``python -m samplers.simulate --run <matrix run> --out DIR`` to simulate a run of
+Run: ``python -m rlif.simulate --out docs/samplers`` (the built-in strategies; needs matplotlib; run time in
+docs/samplers.md), or ``python -m rlif.simulate --run <matrix run> --out DIR`` to simulate a run of
 ``recipe/matrix.yaml`` with its own policy, parameters and batch shape, under the improving and the frozen learner
 (``--learner``), writing ``DIR/<run>_<learner>.png`` and printing its unlock timeline, each interval's step reward
 and the success the learner ends with; ``--param KEY=VALUE`` replaces one of the run's sampler parameters.

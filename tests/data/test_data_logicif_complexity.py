@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rewards.logicif_complexity import (
+from rlif.data.logicif_complexity import (
     ComplexityMetrics,
     complexity_extra_info,
     complexity_metrics,

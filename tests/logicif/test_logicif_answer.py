@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from rewards.logicif_json import ScanBudget, _may_be_enclosed, decode_strict_json, find_answer
+from rewards.logicif.answer import ScanBudget, _may_be_enclosed, decode_strict_json, find_answer
 
 ANSWER = '{"output": 20, "stats": {"used_rope": true, "rope_units": 5}}'
 
