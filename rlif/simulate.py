@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rewards.graph.tasks import TASKS
 from samplers.base import Pool, Record
 from samplers.intervals import split_by_difficulty
 from samplers.registry import build_policy
@@ -80,7 +81,8 @@ DATASETS = ("stage2", "graph")
 """``stage2``: iftrain + logicif. ``graph``: the six NP tasks ``graph/<task>``, difficulty = node count, each row
 also carrying the graph builder's ``level`` (equal-count parts by difficulty, as ``rlif.graphs.build``)."""
 
-GRAPH_TASKS = ("ged", "mcp", "mcs", "mis", "mvc", "tsp")
+GRAPH_TASKS = tuple(sorted(TASKS))
+"""The graph task registry's ids, sorted: the synthetic data draws them in this order."""
 GRAPH_LEVELS = 5
 """``python -m rlif.data graph --levels`` default."""
 
