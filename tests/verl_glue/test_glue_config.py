@@ -28,7 +28,7 @@ BROKEN = {
     "estimator": ("algorithm.adv_estimator=grpoo", "algorithm.adv_estimator"),
     "trainer_mode": ("trainer.v1.trainer_mode=syncc", "trainer.v1.trainer_mode"),
     "kl_type": ("actor_rollout_ref.actor.kl_loss_type=k9", "actor_rollout_ref.actor.kl_loss_type"),
-    "validate_config": ("actor_rollout_ref.actor.ppo_micro_batch_size=8", "validate_config"),
+    "validate_config": ("actor_rollout_ref.actor.loss_agg_mode=tokenmean", "validate_config"),
 }
 
 
