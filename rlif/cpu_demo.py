@@ -88,14 +88,13 @@ DEMO_SIZES = (
     "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
 )
 """Where the demo's rollout differs from the run's: no thinking, shorter prompts and four responses per prompt
-(so that a GRPO group of the 16-token answers rarely ties), all eight of a step's responses in one micro-batch."""
+(so that a GRPO group of the 16-token answers rarely ties), micro-batches of 8 of a step's 16 responses."""
 
 
-def demo_deltas(layout: DemoLayout, total_steps: int, trainer_mode: str) -> list[str]:
-    """What the demo changes on top of the matrix's CPU run, besides its sizes and sampler.
+def demo_deltas(total_steps: int, trainer_mode: str) -> list[str]:
+    """What the demo changes on top of the matrix's CPU run, besides its paths, sizes and sampler.
 
     Args:
-        layout: the demo's output paths.
         total_steps: the step the phase trains up to (2, then 3 after resuming).
         trainer_mode: verl's V1 trainer mode (``sync`` or ``colocate_async``).
     """
@@ -141,7 +140,7 @@ def demo_overrides(
         "CKPT_DIR": str(layout.checkpoints.resolve()),
     }
     merged: dict[str, Override] = {}
-    deltas = [*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(layout, total_steps, trainer_mode)]
+    deltas = [*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(total_steps, trainer_mode)]
     run_overrides = [o for o in all_overrides(run) if not o.key.startswith("data.rlif_sampler.")]
     for override in [*run_overrides, *(parse_override(text) for text in deltas)]:
         earlier = merged.get(override.key)

@@ -28,7 +28,7 @@ def demo(total_steps: int = 2, trainer_mode: str = "sync", matrix_path: Path = M
 
 
 def test_every_key_not_in_a_delta_is_the_matrix_cpu_run_s() -> None:
-    deltas = {parse_override(t).key for t in (*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(LAYOUT, 2, "sync"))}
+    deltas = {parse_override(t).key for t in (*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(2, "sync"))}
     run = {o.key: o.text for o in all_overrides(cpu_run())}  # the last of a repeated key wins, as in Hydra
     ours = demo()
     assert not [key for key in run if key not in ours and not key.startswith("data.rlif_sampler.")]
