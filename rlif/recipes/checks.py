@@ -3,7 +3,7 @@
 verl's Hydra compose catches misspelled existing keys and its ``validate_config`` some batch arithmetic, but a
 ``+``-added unknown key, a legacy top-level reward key, or a non-zero dataloader worker count with rlif's dataset all
 pass and then silently do nothing (or the wrong thing) hours into a run (docs/recipes.md). These checks need no verl
-import; ``verl_check`` adds the checks that need verl's composed config (types, enums, verl's own validation).
+import; ``rlif.verl_glue.config`` adds the checks that need verl's composed config (types, enums, verl's validation).
 """
 
 from __future__ import annotations

@@ -301,8 +301,8 @@ class RunSpec:
         eval: its evaluation job.
         from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
             resolves it, the taken keys hold the defaults' values.
-        cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.cpu_support`` env and
-            overrides. Only for the local Slurm test; the GPU scripts never import it.
+        cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.verl_glue.cpu_support``
+            env and overrides. Only for the local Slurm test and the CPU demo; the GPU scripts never import it.
     """
 
     name: str

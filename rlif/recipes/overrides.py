@@ -39,7 +39,7 @@ CPU_PLUS_KEYS = (
     re.compile(r"^actor_rollout_ref\.model\.override_config\.[A-Za-z_]\w*$"),
     re.compile(r"^actor_rollout_ref\.rollout\.enable_sleep_mode$"),
 )
-"""Added keys that ``rlif.cpu_support overrides`` uses; accepted only for CPU-mode runs."""
+"""Added keys that ``rlif.verl_glue.cpu_support overrides`` uses; accepted only for CPU-mode runs."""
 
 SHELL_VARS = ("RLIF_ROOT", "MODEL_PATH", "TRAIN_FILES", "VAL_FILES", "CKPT_DIR")
 """Bash variables an override value may reference; the generated script sets each one."""
@@ -262,14 +262,14 @@ def build_overrides(run: RunSpec) -> list[Override]:
 
 
 def all_overrides(run: RunSpec) -> list[Override]:
-    """``build_overrides`` plus, for a CPU-mode run, the overrides ``rlif.cpu_support`` adds at run time.
+    """``build_overrides`` plus, for a CPU-mode run, the overrides ``rlif.verl_glue.cpu_support`` adds at run time.
 
-    The GPU path never imports ``rlif.cpu_support``: it is imported here only for CPU-mode runs, so that the
-    composed check sees exactly what the CPU script passes to verl.
+    The GPU path never imports the CPU support: it is imported here only for CPU-mode runs, so that the composed
+    check sees exactly what the CPU script passes to verl.
     """
     overrides = build_overrides(run)
     if run.cpu_mode:
-        from rlif.cpu_support import cpu_overrides
+        from rlif.verl_glue.cpu_support import cpu_overrides
 
         overrides.extend(parse_override(text) for text in cpu_overrides())
     return overrides

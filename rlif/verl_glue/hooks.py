@@ -16,7 +16,8 @@ extension points, all named ``pkg://rlif.verl_glue.hooks``:
   when feedback arrives, so a draw sees the rewards of the batch trained one to two steps earlier, and verl's async
   buffer keeps evicting groups older than ``max_off_policy_threshold`` steps.
 
-A verl upgrade is a port of this file (and rlif/cpu_support.py for CPU runs); tests/verl_glue pins its behaviour.
+A verl upgrade is a port of this package (this file; config.py for the config's names and checks; cpu_support.py
+and demo_phase.py for CPU runs); tests/verl_glue pins its behaviour.
 """
 
 from __future__ import annotations

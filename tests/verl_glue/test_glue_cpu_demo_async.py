@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("verl")
 
-from rlif import cpu_support
 from rlif.cpu_demo import DemoLayout, read_metrics, run_demo
+from rlif.verl_glue import cpu_support
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -24,7 +24,7 @@ BATCH = 4
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     if not cpu_support.is_installed():
-        pytest.fail("the CPU start-up hook is missing: run scripts/setup_env.sh (python -m rlif.cpu_support install)")
+        pytest.fail("the CPU start-up hook is missing: run `python -m rlif.verl_glue.cpu_support install`")
     workdir = tmp_path_factory.mktemp("cpu_demo_async")
     assert run_demo(workdir, trainer_mode="colocate_async") == 0
     return DemoLayout(workdir)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlif import cpu_support
+from rlif.verl_glue import cpu_support
 
 
 @pytest.mark.parametrize(
@@ -33,6 +33,28 @@ def test_install_writes_start_up_hook_and_vllm_record(tmp_path: Path) -> None:
     assert line.startswith("import ") and cpu_support.CPU_MODE_ENV in line
     metadata = (tmp_path / f"vllm-{cpu_support.VLLM_CPU_VERSION}.dist-info" / "METADATA").read_text()
     assert "Name: vllm" in metadata and "cpu" in cpu_support.VLLM_CPU_VERSION
+    assert f"__import__('{cpu_support.__name__}')" in line
+
+
+LEGACY_HOOK = "import os; os.environ.get('RLIF_CPU_MODE') == '1' and __import__('rlif.cpu_support')"
+"""The start-up hook environments set up before the CPU support moved into ``rlif.verl_glue`` still carry."""
+
+
+@pytest.mark.parametrize("hook", ["installed", "legacy"])
+@pytest.mark.parametrize("cpu_mode", [True, False])
+def test_start_up_hook_activates_the_patches_in_cpu_mode_only(tmp_path: Path, hook: str, cpu_mode: bool) -> None:
+    """The hook line as Python's site module runs it: the current one and the one older environments carry."""
+    if hook == "installed":
+        cpu_support.install(tmp_path)
+        line = (tmp_path / cpu_support.PTH_NAME).read_text().strip()
+    else:
+        line = LEGACY_HOOK
+    code = f"{line}\nimport sys\nprint(any(type(f).__name__ == '_PostImportFinder' for f in sys.meta_path))\n"
+    env = {k: v for k, v in os.environ.items() if k != cpu_support.CPU_MODE_ENV}
+    if cpu_mode:
+        env[cpu_support.CPU_MODE_ENV] = "1"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(cpu_mode)
 
 
 def test_env_and_overrides_cover_the_known_obstacles() -> None:
@@ -54,7 +76,7 @@ def test_cli_prints_env_and_overrides(capsys: pytest.CaptureFixture[str]) -> Non
 def test_verl_selects_the_cpu_platform_in_a_fresh_process() -> None:
     pytest.importorskip("verl")
     if not cpu_support.is_installed():
-        pytest.skip("start-up hook not installed in this environment (python -m rlif.cpu_support install)")
+        pytest.skip("start-up hook not installed in this environment (python -m rlif.verl_glue.cpu_support install)")
     code = (
         "from verl.plugin.platform import get_platform\n"
         "from verl.utils.device import get_device_name, get_torch_device\n"
@@ -80,7 +102,7 @@ def test_reference_offload_never_pins_in_cpu_mode_only(cpu_mode: bool) -> None:
     """verl builds the fsdp2 reference with ``CPUOffloadPolicy(pin_memory=True)``; pinning needs an accelerator."""
     pytest.importorskip("verl")
     if cpu_mode and not cpu_support.is_installed():
-        pytest.skip("start-up hook not installed in this environment (python -m rlif.cpu_support install)")
+        pytest.skip("start-up hook not installed in this environment (python -m rlif.verl_glue.cpu_support install)")
     code = (
         "from torch.distributed.fsdp import CPUOffloadPolicy\n"
         "from verl.workers.engine.fsdp import transformer_impl\n"

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from rlif.cpu_demo import DemoLayout, demo_overrides
 from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER, REPO_ROOT, default_verl_python
 from rlif.recipes.matrix import load_matrix
 from rlif.recipes.overrides import all_overrides, runtime_values, substitute
-from rlif.recipes.verl_check import run_verl_check
+from rlif.verl_glue.config import run_verl_check
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +28,7 @@ BROKEN = {
     "estimator": ("algorithm.adv_estimator=grpoo", "algorithm.adv_estimator"),
     "trainer_mode": ("trainer.v1.trainer_mode=syncc", "trainer.v1.trainer_mode"),
     "kl_type": ("actor_rollout_ref.actor.kl_loss_type=k9", "actor_rollout_ref.actor.kl_loss_type"),
-    "validate_config": ("actor_rollout_ref.actor.ppo_micro_batch_size=8", "validate_config"),
+    "validate_config": ("actor_rollout_ref.actor.loss_agg_mode=tokenmean", "validate_config"),
 }
 
 
@@ -41,6 +42,10 @@ def results():
     for run in matrix.runs:
         values = runtime_values(run, "/repo", CPU_MODEL_PLACEHOLDER if run.cpu_mode else None)
         runs[run.name] = [substitute(o, values) for o in all_overrides(run)]
+    for steps, mode in ((2, "sync"), (3, "sync"), (2, "colocate_async")):
+        layout = DemoLayout(Path("/demo"))
+        overrides = demo_overrides(Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, trainer_mode=mode)
+        runs[f"cpu_demo_{mode}_{steps}"] = overrides
     good = runs[matrix.runs[0].name]
     for name, (override, _) in BROKEN.items():
         runs[f"broken_{name}"] = [*good, override]
@@ -52,6 +57,12 @@ def test_shipped_runs_compose_and_validate(results):
     matrix, problems = results
     shipped = {run.name for run in matrix.runs}
     assert [p for p in problems if p.run in shipped] == []
+
+
+def test_the_cpu_demo_phases_compose_and_validate(results):
+    """The demo's config (the matrix's CPU run plus its deltas) passes the same checks as every generated run."""
+    _, problems = results
+    assert [p for p in problems if p.run.startswith("cpu_demo_")] == []
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))

@@ -1,14 +1,15 @@
-"""Compose each run's overrides against verl 0.9.1's real ``ppo_trainer`` config and check the result.
+"""Compose verl 0.9.1's ``ppo_trainer`` config from Hydra overrides, and check runs against it.
 
-This is what ``main_ppo`` itself does before it starts Ray (Hydra compose, then ``validate_config``), plus the
-checks verl leaves to run time (docs/recipes.md): each override's type against the default's type, the enum-like
-names (advantage estimator, rollout engine, strategies, reward manager, KL estimator), the conversion of the
-nodes verl turns into dataclasses, and a full resolve of every interpolation.
+``compose`` is what ``main_ppo`` itself does before it starts Ray (Hydra compose, then ``validate_config``); the
+CPU demo's training phase and the generator's check both compose through ``ppo_trainer_composer``. ``check_all``
+adds the checks verl leaves to run time (docs/recipes.md): each override's type against the default's type, the
+enum-like names (advantage estimator, rollout engine, strategies, reward manager, KL estimator), the conversion of
+the nodes verl turns into dataclasses, and a full resolve of every interpolation.
 
-It runs as ``python -m rlif.recipes.verl_check`` in a Python that has verl (``run_verl_check`` starts it), reading
-``{"runs": {name: [override, ...]}}`` as JSON on stdin and writing a JSON list of problems to stdout, so the
-generator itself needs no verl import. Importing verl costs ~7-14 s; the config directory is initialised once
-and each run is one compose (~0.4 s).
+The generator runs the check as ``python -m rlif.verl_glue.config`` in a Python that has verl
+(``run_verl_check`` starts it), reading ``{"runs": {name: [override, ...]}}`` as JSON on stdin and writing a JSON
+list of problems to stdout, so the generator itself needs no verl import: verl is imported only inside the
+functions that compose. Hydra's config directory is initialised once per check and each run is one compose.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rlif.recipes.checks import Problem
@@ -55,7 +57,7 @@ def run_verl_check(runs: Mapping[str, list[str]], python: str, timeout: float = 
     env["PYTHONPATH"] = here + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("HYDRA_FULL_ERROR", "0")
     proc = subprocess.run(
-        [python, "-m", "rlif.recipes.verl_check"],
+        [python, "-m", "rlif.verl_glue.config"],
         input=json.dumps({"runs": dict(runs)}),
         capture_output=True,
         text=True,
@@ -70,6 +72,40 @@ def run_verl_check(runs: Mapping[str, list[str]], python: str, timeout: float = 
     return [Problem(**p) for p in json.loads(proc.stdout.strip().splitlines()[-1])]
 
 
+@contextmanager
+def ppo_trainer_composer() -> Iterator[Callable[[Sequence[str]], Any]]:
+    """Initialise Hydra on verl's own config directory once; yield ``compose(overrides)`` for ``ppo_trainer``.
+
+    Composing many runs in one initialisation is what makes checking the whole matrix quick.
+    """
+    import hydra
+    import verl
+
+    config_dir = os.path.join(os.path.dirname(verl.__file__), "trainer", "config")
+    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
+        yield lambda overrides: hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
+
+
+def validate(cfg: Any) -> None:
+    """verl's own start-up validation of a composed config, as ``main_ppo`` runs it.
+
+    Raises:
+        AssertionError, ValueError: verl rejects the config (verl's own message).
+    """
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+
+    validate_config(cfg, use_reference_policy=need_reference_policy(cfg), use_critic=need_critic(cfg))
+
+
+def compose(overrides: Sequence[str]) -> Any:
+    """verl's ``ppo_trainer`` config with ``overrides``, validated as ``main_ppo`` validates it before Ray starts."""
+    with ppo_trainer_composer() as compose_one:
+        config = compose_one(overrides)
+    validate(config)
+    return config
+
+
 def check_all(runs: Mapping[str, list[str]]) -> list[Problem]:
     """Compose and check every run in this process (needs verl, hydra and omegaconf).
 
@@ -79,17 +115,14 @@ def check_all(runs: Mapping[str, list[str]]) -> list[Problem]:
     Returns:
         The problems found.
     """
-    import hydra
-    import verl
     from omegaconf import OmegaConf
 
-    config_dir = os.path.join(os.path.dirname(verl.__file__), "trainer", "config")
     problems: list[Problem] = []
-    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
-        base = hydra.compose(config_name="ppo_trainer", overrides=[])
+    with ppo_trainer_composer() as compose_one:
+        base = compose_one([])
         for name, overrides in runs.items():
             try:
-                cfg = hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
+                cfg = compose_one(overrides)
             except Exception as err:
                 problems.append(Problem(name, _key_in(str(err)), f"does not compose: {_first_line(err)}"))
                 continue
@@ -198,12 +231,11 @@ def _check_names(name: str, cfg: Any) -> list[Problem]:
 
 def _check_verl(name: str, cfg: Any) -> list[Problem]:
     """verl's own start-up validation and the dataclass conversion of the nodes its workers convert."""
-    from verl.trainer.ppo.utils import need_critic, need_reference_policy
-    from verl.utils.config import omega_conf_to_dataclass, validate_config
+    from verl.utils.config import omega_conf_to_dataclass
 
     problems = []
     try:
-        validate_config(cfg, use_reference_policy=need_reference_policy(cfg), use_critic=need_critic(cfg))
+        validate(cfg)
     except Exception as err:  # verl raises AssertionError, ValueError and Hydra's InstantiationException here
         problems.append(Problem(name, "validate_config", _root_message(err)))
     for key in ("actor_rollout_ref.actor", "actor_rollout_ref.rollout", "algorithm"):
