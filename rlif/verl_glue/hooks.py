@@ -294,9 +294,10 @@ def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], 
         )
     try:
         extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
+        extra_fields = list(extras["extra_fields"])
     except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags to log
         return records, {}
-    return records, reward_flag_metrics([record.source for record in records], list(extras["extra_fields"]))
+    return records, reward_flag_metrics([record.source for record in records], extra_fields)
 
 
 def _plain(value: Any) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rlif.recipes.cli import main
+from rlif.recipes.generate import REPO_ROOT
+from rlif.recipes.matrix import load_matrix
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +25,10 @@ def generated(tmp_path_factory):
 
 def test_every_script_is_accepted(slurm_cluster, generated):
     scripts = sorted(generated.glob("*.sh")) + sorted((generated / "two").glob("*.sh"))
-    assert len(scripts) >= 25
+    scripts += sorted((generated / "eval").glob("*.sh"))
+    # every GPU run but the chained ones (no evaluation results here), their evaluations, the CPU variant, 2 nodes
+    unchained = [run for run in load_matrix(REPO_ROOT / "recipe" / "matrix.yaml").select() if run.from_winner is None]
+    assert len(scripts) == 2 * len(unchained) + 2
     for script in scripts:
         proc = slurm_cluster.run("sbatch", "--test-only", str(script), check=False)
         assert proc.returncode == 0, f"{script.name}: {proc.stderr}"
