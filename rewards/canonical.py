@@ -9,6 +9,7 @@ ground truth holding one could not be read back by a strict parser.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 
@@ -22,18 +23,21 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def canonical_form(raw: Any, *, where: str) -> str:
-    """The canonical string of a ground truth given as JSON text or as the value itself.
+def canonical_form(raw: Any, *, where: str, check: Callable[[str], object]) -> str:
+    """The canonical string of a ground truth given as JSON text or as the value itself, once ``check`` accepts it.
 
-    Families whose ground truth has one accepted shape (graph, math) normalise with this, then validate the
-    result; families with several published shapes (IF, LogicIF) map each shape to theirs first.
+    Families whose ground truth has one accepted shape (graph, math) normalise with this; families with several
+    published shapes (IF, LogicIF) map each shape to theirs first.
 
     Args:
         raw: JSON text, or a JSON-representable value.
         where: where the value comes from; every error message starts with it.
+        check: the family's parser or validator of the canonical string; raises ``ValueError`` when the ground
+            truth cannot be scored.
 
     Raises:
-        ValueError: text that is not JSON, or a value JSON cannot represent (NaN, Infinity, other types).
+        ValueError: text that is not JSON, a value JSON cannot represent (NaN, Infinity, other types), or a ground
+            truth ``check`` rejects.
     """
     value = raw
     if isinstance(raw, str):
@@ -42,6 +46,11 @@ def canonical_form(raw: Any, *, where: str) -> str:
         except json.JSONDecodeError as err:
             raise ValueError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
     try:
-        return canonical_json(value)
+        text = canonical_json(value)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{where}: not representable as JSON ({err})") from None
+    try:
+        check(text)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    return text

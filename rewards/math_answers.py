@@ -71,12 +71,7 @@ def normalize_ground_truth(raw: Any, *, where: str) -> str:
     Raises:
         ValueError: not JSON, or no usable gold answer (see ``gold_answer``); the message starts with ``where``.
     """
-    text = canonical_form(raw, where=where)
-    try:
-        gold_answer(text)
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
-    return text
+    return canonical_form(raw, where=where, check=gold_answer)
 
 
 def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None = None) -> None:

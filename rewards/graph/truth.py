@@ -113,12 +113,7 @@ def normalize_ground_truth(raw: str | Mapping[str, Any], *, where: str) -> str:
     Raises:
         ValueError: not JSON, or a ground truth ``parse_ground_truth`` rejects; the message starts with ``where``.
     """
-    text = canonical_form(raw, where=where)
-    try:
-        parse_ground_truth(text)
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
-    return text
+    return canonical_form(raw, where=where, check=parse_ground_truth)
 
 
 def parse_ground_truth(ground_truth: str) -> GraphTruth:

@@ -34,11 +34,13 @@ from rlif.data.rows import verl_row
 from rlif.graphs.items import SolvedItem
 from rlif.graphs.truth import difficulty, ground_truth_json, to_node_link
 
+(GRAPH_PREFIX,) = family_named("graph").prefixes
+"""``data_source`` prefix of graph rows (``graph/``), as the graph reward family declares it."""
+
 
 def data_source(task: str) -> str:
     """The row's ``data_source`` for a task (``graph/tsp``, ...): the graph family's prefix and the task id."""
-    (prefix,) = family_named("graph").prefixes
-    return prefix + task
+    return GRAPH_PREFIX + task
 
 
 def witness_json(witness: tuple) -> str:
