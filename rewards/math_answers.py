@@ -28,6 +28,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from rewards.canonical import canonical_form
 from rewards.registry import TaskFamily, register_family
 from rewards.thinking import SplitResponse
 
@@ -61,6 +62,16 @@ def gold_answer(ground_truth: str) -> str:
     if not text:
         raise ValueError("math answer is empty")
     return text
+
+
+def normalize_ground_truth(raw: Any, *, where: str) -> str:
+    """The canonical string of a math ground truth given as JSON text or as the value itself (the family's
+    normaliser): a gold answer string or number, or ``{"answer": ...}``.
+
+    Raises:
+        ValueError: not JSON, or no usable gold answer (see ``gold_answer``); the message starts with ``where``.
+    """
+    return canonical_form(raw, where=where, check=gold_answer)
 
 
 def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None = None) -> None:
@@ -131,9 +142,11 @@ MATH_FAMILY = register_family(
     TaskFamily(
         name="math",
         prefixes=("math", "math/"),
+        ability="math",
         metric_keys=("math_parsed",),
-        params=(),
+        options={},
         score=score_math,
+        normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
     )
 )

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
-from rewards.registry import TaskFamily, families, family_for, find_family, metric_keys
+from rewards.registry import TaskFamily, families, family_for, find_family, metric_keys, reward_options
 from rewards.thinking import split_thinking
 
 logger = logging.getLogger(__name__)
@@ -40,12 +40,12 @@ def check_reward_kwargs(kwargs: Mapping[str, Any]) -> None:
     Raises:
         ValueError: an option is unknown (the message lists the accepted ones) or its value is invalid.
     """
-    accepted = {p for family in families() for p in family.params}
-    unknown = sorted(set(kwargs) - accepted - VERL_INJECTED_KWARGS)
+    accepted = reward_options()
+    unknown = sorted(set(kwargs) - set(accepted) - VERL_INJECTED_KWARGS)
     if unknown:
         raise ValueError(f"unknown reward option(s) {unknown}; accepted: {sorted(accepted)}")
     for family in families():
-        family.check_params({k: v for k, v in kwargs.items() if k in family.params})
+        family.check_params(family.resolve_options(kwargs))
 
 
 def check_row(data_source: str, ground_truth: str, extra_info: Mapping[str, Any] | None = None) -> None:
@@ -72,7 +72,8 @@ def compute_score(
         ground_truth: the row's ``reward_model.ground_truth`` (canonical JSON, checked when the data was built).
         extra_info: the row's ``extra_info``.
         **kwargs: reward options from ``reward.custom_reward_function.reward_kwargs`` (see each family's
-            ``params``) plus verl's own injected arguments, which are ignored.
+            ``options``; an option not given takes its declared default) plus verl's own injected arguments,
+            which are ignored.
 
     Returns:
         A dict with the keys of ``reward_keys()``: ``score`` is the reward. An unknown source scores 0 with
@@ -96,7 +97,7 @@ def compute_score(
             logger.error("rlif reward: unknown data_source %r scores 0 (known: %s)", data_source, _known_prefixes())
         result.update(score=0.0, acc=0.0, unknown_source=1.0)
         return result
-    params = {k: v for k, v in kwargs.items() if k in family.params}
+    params = family.resolve_options(kwargs)
     try:
         scores = _score_with(family, response, ground_truth, extra_info, params)
     except Exception:  # a scorer bug must not end a long run: it is counted in reward_error and logged instead

@@ -172,40 +172,24 @@ def graph_items(tasks: tuple[str, ...] = ("mcp", "mis", "mvc", "tsp"), seed: int
 
 def normalise_ground_truth(item: DemoItem, where: str) -> str:
     """Turn an item's raw ground truth into the canonical JSON string its family scores, checked as data is."""
-    from rewards import check_row
-    from rewards.instruction_following import normalize_ground_truth as if_normalise
-    from rewards.logicif import normalize_ground_truth as logicif_normalise
+    from rewards import check_row, normalize_ground_truth
 
-    if item.data_source == "logicif":
-        ground_truth = logicif_normalise(item.raw_ground_truth, where=where)
-    elif item.data_source.startswith("graph/"):
-        ground_truth = str(item.raw_ground_truth)
-    else:
-        ground_truth = if_normalise(item.raw_ground_truth, where=where)
+    ground_truth = normalize_ground_truth(item.data_source, item.raw_ground_truth, where=where)
     check_row(item.data_source, ground_truth, None)
     return ground_truth
 
 
 def demo_rows(split: str) -> list[dict[str, Any]]:
     """All built-in items as verl parquet rows (``data_source, prompt, ability, reward_model, extra_info``)."""
+    from rlif.data.rows import verl_row
+
     items = if_items() + logicif_items() + graph_items()
     rows = []
     for index, item in enumerate(items):
         where = f"built-in demo data row {index} field reward_model.ground_truth"
-        rows.append(
-            {
-                "data_source": item.data_source if split == "train" else _val_source(item.data_source),
-                "prompt": [{"role": "user", "content": item.prompt}],
-                "ability": "graph_reasoning" if item.data_source.startswith("graph/") else "instruction_following",
-                "reward_model": {"style": "rule", "ground_truth": normalise_ground_truth(item, where)},
-                "extra_info": {
-                    "split": split,
-                    "index": index,
-                    "item_id": item.item_id,
-                    "difficulty": item.difficulty,
-                },
-            }
-        )
+        source = item.data_source if split == "train" else _val_source(item.data_source)
+        extra_info = {"split": split, "index": index, "item_id": item.item_id, "difficulty": item.difficulty}
+        rows.append(verl_row(source, item.prompt, normalise_ground_truth(item, where), extra_info))
     return rows
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewards.graph.scorer import score_graph
-from rewards.graph.truth import check_ground_truth
+from rewards.graph.truth import check_ground_truth, normalize_ground_truth
 from rewards.graph.variants import DEFAULT_SHAPE, shape_named
 from rewards.registry import TaskFamily, register_family
 
@@ -33,6 +33,7 @@ GRAPH_FAMILY = register_family(
     TaskFamily(
         name="graph",
         prefixes=("graph/",),
+        ability="graph_reasoning",
         metric_keys=(
             "graph_optimal",
             "graph_feasible",
@@ -41,8 +42,9 @@ GRAPH_FAMILY = register_family(
             "graph_format",
             "graph_repeat",
         ),
-        params=("graph_reward",),
+        options={"graph_reward": DEFAULT_SHAPE},
         score=score_graph,
+        normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
         check_params=check_params,
         failure_score=failure_score,

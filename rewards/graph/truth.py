@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from rewards.canonical import canonical_form
 from rewards.graph.instances import get
 from rewards.graph.task import GraphTask
 from rewards.graph.tasks import TASKS, task_named
@@ -103,6 +104,16 @@ def _check_witness(truth: GraphTruth, witness_json: Any) -> None:
                 f"of value {value}: the stored optimum is wrong"
             )
         raise ValueError(f"extra_info.witness: value {value}, not the stored optimum {truth.optimum}")
+
+
+def normalize_ground_truth(raw: str | Mapping[str, Any], *, where: str) -> str:
+    """The canonical string of a graph ground truth given as JSON text or as its ``{"task", "graph", "optimum"}``
+    mapping (the family's normaliser); ``rlif.graphs`` writes this form already.
+
+    Raises:
+        ValueError: not JSON, or a ground truth ``parse_ground_truth`` rejects; the message starts with ``where``.
+    """
+    return canonical_form(raw, where=where, check=parse_ground_truth)
 
 
 def parse_ground_truth(ground_truth: str) -> GraphTruth:

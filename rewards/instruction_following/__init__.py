@@ -21,18 +21,20 @@ from rewards.registry import TaskFamily, register_family
 
 
 def _check_params(params: Mapping[str, Any]) -> None:
-    """Validate the IF reward options a run sets (``if_reward``, ``if_max_answer_chars``)."""
-    check_if_reward(params.get("if_reward", "fraction"))
-    check_max_answer_chars(params.get("if_max_answer_chars", MAX_ANSWER_CHARS))
+    """Validate the IF reward options of a run (``if_reward``, ``if_max_answer_chars``)."""
+    check_if_reward(params["if_reward"])
+    check_max_answer_chars(params["if_max_answer_chars"])
 
 
 IF_FAMILY = register_family(
     TaskFamily(
         name="if",
         prefixes=("ifeval", "ifbench", "iftrain"),
+        ability="instruction_following",
         metric_keys=METRIC_KEYS,
-        params=("if_reward", "if_max_answer_chars"),
+        options={"if_reward": "fraction", "if_max_answer_chars": MAX_ANSWER_CHARS},
         score=score_instruction_following,
+        normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
         check_params=_check_params,
     )

@@ -23,6 +23,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rewards.canonical import canonical_json
 from rewards.instruction_following.registry import InstructionSpec, get_instruction
 from rewards.instruction_following.text import RELATIONS
 
@@ -61,9 +62,7 @@ def normalize_ground_truth(raw: str | Mapping[str, Any] | Sequence[Any], *, wher
     instructions = _instructions(raw, where)
     ids = [instruction_id for instruction_id, _ in instructions]
     kwargs = [arguments for _, arguments in instructions]
-    return json.dumps(
-        {"instruction_ids": ids, "kwargs": kwargs}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
+    return canonical_json({"instruction_ids": ids, "kwargs": kwargs})
 
 
 def check_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None = None) -> None:

@@ -20,12 +20,12 @@ object was found at all). Ground truth is the canonical JSON string made by ``no
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rewards.canonical import canonical_json
 from rewards.logicif.answer import decode_strict_json, find_answer
 from rewards.logicif.match import EQUALITIES, stats_key_fraction, values_match
 from rewards.registry import TaskFamily, register_family
@@ -81,7 +81,7 @@ def normalize_ground_truth(raw: str | Mapping[str, Any], *, where: str) -> str:
         canonical["task_id"] = expected.task_id
     if expected.test_case_id is not None:
         canonical["test_case_id"] = expected.test_case_id
-    return json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return canonical_json(canonical)
 
 
 def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None = None) -> None:
@@ -266,10 +266,12 @@ register_family(
     TaskFamily(
         name="logicif",
         prefixes=("logicif",),
+        ability="logic_instruction_following",
         metric_keys=METRIC_KEYS,
-        params=(PARTIAL_CREDIT_PARAM,),
+        options={PARTIAL_CREDIT_PARAM: False},
         score=score,
+        normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
-        check_params=lambda params: _check_partial_credit(params.get(PARTIAL_CREDIT_PARAM, False)),
+        check_params=lambda params: _check_partial_credit(params[PARTIAL_CREDIT_PARAM]),
     )
 )

@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _validate(files: list[Path], *, resolve: int, seed: int) -> int:
     """Validate each file on its own, so one bad file does not hide the state of the others."""
-    from rlif.graphs.verify import GRAPH_PREFIX, resolve_sample
+    from rlif.graphs.rows import GRAPH_PREFIX
+    from rlif.graphs.verify import resolve_sample
 
     if resolve < 0:
         raise ValueError(f"--resolve must be >= 0, got {resolve}")

@@ -1,15 +1,13 @@
 """Reading source files and writing verl parquet files without ever leaving a half-written file behind.
 
-A training job that finds ``verl_data/if1000_logicif1000.parquet`` trusts it. So every writer here writes to a
-hidden temporary file in the same directory and renames it into place only once it is complete (``os.replace``
-is atomic on one filesystem); an interrupted build leaves at most a ``.*.partial`` file, which no pattern that
-selects data matches.
+A training job that finds ``verl_data/if1000_logicif1000.parquet`` trusts it. So parquet files are written through
+``rlif.atomic_files`` (a hidden temporary file renamed into place once complete); an interrupted build leaves at
+most a ``.*.partial`` file, which no pattern that selects data matches.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rlif.atomic_files import atomic_write
 from rlif.data.schema import SCHEMA, iter_parquet_rows, one_line
 
 SOURCE_SUFFIXES = (".parquet", ".jsonl", ".json")
@@ -73,12 +72,22 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     return value
 
 
-def write_rows_atomic(rows: Sequence[dict[str, Any]], path: Path, *, metadata: Mapping[str, str] | None = None) -> Path:
-    """Write verl rows to ``path`` with rlif's fixed schema, atomically.
+def write_rows_atomic(
+    rows: Sequence[dict[str, Any]],
+    path: Path,
+    *,
+    schema: pa.Schema | None = SCHEMA,
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Write verl rows to a parquet file, atomically: the one parquet writer of rlif's data builders.
 
     Args:
-        rows: rows in the verl shape (see ``rlif.data.schema``); ``extra_info`` task fields may be absent.
+        rows: rows in the verl shape (see ``rlif.data.rows``); with rlif's schema, ``extra_info`` task fields may
+            be absent.
         path: destination ``.parquet`` file; its directory is created.
+        schema: the arrow schema, rlif's fixed one by default so that every IF and LogicIF file has the same column
+            types whatever its sources; ``None`` infers it from the rows (graph rows, whose ``extra_info`` holds
+            the graph fields instead).
         metadata: key-value pairs stored in the parquet footer (e.g. which upstream file a conversion came from).
 
     Returns:
@@ -88,24 +97,20 @@ def write_rows_atomic(rows: Sequence[dict[str, Any]], path: Path, *, metadata: M
         ValueError: a row does not fit the schema (arrow's message names the offending value).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        table = pa.Table.from_pylist([_fill_extra_info(r) for r in rows], schema=SCHEMA)
+        if schema is None:
+            table = pa.Table.from_pylist(list(rows))
+        else:
+            table = pa.Table.from_pylist([_fill_extra_info(r, schema) for r in rows], schema=schema)
         if metadata:
             table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in metadata.items()})
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
         raise ValueError(f"{path}: rows do not fit the rlif parquet schema ({err})") from err
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        pq.write_table(table, partial)
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return path
+    return atomic_write(path, lambda partial: pq.write_table(table, partial))
 
 
-def _fill_extra_info(row: dict[str, Any]) -> dict[str, Any]:
+def _fill_extra_info(row: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
     extra = dict(row["extra_info"])
-    for name in SCHEMA.field("extra_info").type:
+    for name in schema.field("extra_info").type:
         extra.setdefault(name.name, None)
     return {**row, "extra_info": extra}

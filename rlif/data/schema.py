@@ -88,11 +88,6 @@ def row_error(where: str, field: str, message: str) -> ValueError:
     return ValueError(f"{where}: field {field}: {message}")
 
 
-def canonical_json(value: Any) -> str:
-    """Serialise ground truth the one way rlif stores it: sorted keys, no spaces, UTF-8 kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def default_row_checker() -> RowChecker:
     """Return ``rewards.check_row``; imported late so that structural checks work without the reward stack."""
     from rewards import check_row

@@ -12,9 +12,10 @@ Accepted inputs, recognised by their fields (so one file list can mix formats):
 * RLIF verl rows (``prompt`` as chat messages + ``reward_model``); their ground truth decides IF or LogicIF.
 
 Ground truth is always rewritten into the canonical JSON of the reward family that scores it (the families own
-those formats: ``rewards.instruction_following.normalize_ground_truth`` and ``rewards.logicif``), so training
-never re-parses Python literals. Each row gets a stable ``item_id`` derived from the upstream ids, or from the
-content when a format has none, so the same row keeps its id across rebuilds.
+those formats: each declares its normaliser, ``rewards.normalize_ground_truth`` calls it), so training never
+re-parses Python literals. Rows are made by ``rlif.data.rows.verl_row``, which takes ``ability`` from the family.
+Each row gets a stable ``item_id`` derived from the upstream ids, or from the content when a format has none, so
+the same row keeps its id across rebuilds.
 """
 
 from __future__ import annotations
@@ -24,14 +25,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from rewards import family_named, normalize_ground_truth
+from rlif.data.rows import verl_row
 from rlif.data.schema import DIFFICULTY_LEVELS
 
-IF_SOURCES = frozenset({"ifeval", "ifbench", "iftrain"})
-"""rlif ``data_source`` values scored by the instruction-following family."""
+IF_SOURCES = frozenset(family_named("if").prefixes)
+"""rlif ``data_source`` values scored by the instruction-following family (as it declares them)."""
 
-LOGICIF_SOURCE = "logicif"
-IF_ABILITY = "instruction_following"
-LOGICIF_ABILITY = "logic_instruction_following"
+(LOGICIF_SOURCE,) = family_named("logicif").prefixes
+"""The one ``data_source`` of LogicIF rows."""
 
 
 def convert_row(raw: Mapping[str, Any], *, where: str, benchmark: str | None = None) -> dict[str, Any]:
@@ -84,16 +86,8 @@ def _require(raw: Mapping[str, Any], field: str, where: str) -> Any:
     return value
 
 
-def _row(
-    source: str, ability: str, prompt: list[dict[str, str]], ground_truth: str, extra: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "data_source": source,
-        "prompt": prompt,
-        "ability": ability,
-        "reward_model": {"style": "rule", "ground_truth": ground_truth},
-        "extra_info": {"split": "train", "index": 0, **extra},
-    }
+def _row(source: str, prompt: list[dict[str, str]], ground_truth: str, extra: dict[str, Any]) -> dict[str, Any]:
+    return verl_row(source, prompt, ground_truth, {"split": "train", "index": 0, **extra})
 
 
 def _user_prompt(text: Any, where: str, field: str) -> list[dict[str, str]]:
@@ -103,15 +97,11 @@ def _user_prompt(text: Any, where: str, field: str) -> list[dict[str, str]]:
 
 
 def _normalize_if(raw_truth: Any, where: str) -> str:
-    from rewards.instruction_following import normalize_ground_truth
-
-    return normalize_ground_truth(raw_truth, where=where)
+    return normalize_ground_truth("iftrain", raw_truth, where=where)
 
 
 def _normalize_logicif(raw_truth: Any, where: str) -> str:
-    from rewards.logicif import normalize_ground_truth
-
-    return normalize_ground_truth(raw_truth, where=where)
+    return normalize_ground_truth(LOGICIF_SOURCE, raw_truth, where=where)
 
 
 def _complexity(source_code: Any, where: str, field: str) -> dict[str, Any]:
@@ -145,7 +135,7 @@ def _from_open_instruct(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     key = raw.get("key")
     item_id = f"iftrain:{key}" if key not in (None, "") else _content_id("iftrain", prompt[-1]["content"], ground_truth)
     extra = {"item_id": item_id, "difficulty": 0.0, "key": None if key is None else str(key)}
-    return _row("iftrain", IF_ABILITY, prompt, ground_truth, extra)
+    return _row("iftrain", prompt, ground_truth, extra)
 
 
 def _from_if_benchmark(raw: Mapping[str, Any], where: str, benchmark: str) -> dict[str, Any]:
@@ -157,7 +147,7 @@ def _from_if_benchmark(raw: Mapping[str, Any], where: str, benchmark: str) -> di
     }
     ground_truth = _normalize_if(truth, f"{where}: field instruction_id_list/kwargs")
     extra = {"item_id": f"{benchmark}:{key}", "difficulty": 0.0, "key": str(key)}
-    return _row(benchmark, IF_ABILITY, prompt, ground_truth, extra)
+    return _row(benchmark, prompt, ground_truth, extra)
 
 
 def _from_logicif_eval(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -171,7 +161,7 @@ def _from_logicif_eval(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
         "task_id": str(task_id),
         "test_case_id": str(test_case_id),
     }
-    return _row(LOGICIF_SOURCE, LOGICIF_ABILITY, prompt, ground_truth, extra)
+    return _row(LOGICIF_SOURCE, prompt, ground_truth, extra)
 
 
 def _from_rlif(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -195,7 +185,7 @@ def _from_rlif(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
             **_rlif_complexity(raw, extra_in, where),
             "task_id": None if task_id is None else str(task_id),
         }
-        return _row(LOGICIF_SOURCE, LOGICIF_ABILITY, prompt, ground_truth, extra)
+        return _row(LOGICIF_SOURCE, prompt, ground_truth, extra)
     if isinstance(parsed, Mapping) and "instruction_ids" in parsed and "prompt" in parsed:
         # RLIF's IF reward reads an optional copy of the prompt next to the instructions; rlif's checkers take
         # what they need from the kwargs (``prompt_to_repeat``), and the prompt itself is the row's ``prompt``.
@@ -203,7 +193,7 @@ def _from_rlif(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     ground_truth = _normalize_if(truth, f"{where}: field reward_model.ground_truth")
     source = raw.get("data_source") if raw.get("data_source") in IF_SOURCES else "iftrain"
     extra = {"item_id": _content_id(source, prompt[-1]["content"], ground_truth), "difficulty": 0.0}
-    return _row(source, IF_ABILITY, prompt, ground_truth, extra)
+    return _row(source, prompt, ground_truth, extra)
 
 
 def _rlif_complexity(raw: Mapping[str, Any], extra_in: Mapping[str, Any], where: str) -> dict[str, Any]:

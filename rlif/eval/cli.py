@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rlif.atomic_files import write_lines_atomic, write_text_atomic
 from rlif.eval.eval_rows import EvalRow, load_eval_rows
 from rlif.eval.generation import (
     MANIFEST_FILE,
@@ -43,15 +44,7 @@ from rlif.eval.generation import (
 )
 from rlif.eval.metrics import compute_metrics
 from rlif.eval.model_source import ModelSource, loadable_model, locate_model
-from rlif.eval.outputs import (
-    METRICS_FILE,
-    SAMPLES_FILE,
-    TABLES_FILE,
-    json_document,
-    json_line,
-    write_lines_atomic,
-    write_text_atomic,
-)
+from rlif.eval.outputs import METRICS_FILE, SAMPLES_FILE, TABLES_FILE, json_document, json_line
 from rlif.eval.responses import Sample, read_samples
 from rlif.eval.sampling import Sampling, choose_sampling
 from rlif.eval.scoring import reward_options, score_samples

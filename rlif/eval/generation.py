@@ -31,8 +31,9 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
+from rlif.atomic_files import write_text_atomic
 from rlif.eval.eval_rows import EvalRow
-from rlif.eval.outputs import json_document, json_line, write_text_atomic
+from rlif.eval.outputs import json_document, json_line
 from rlif.eval.responses import Sample
 from rlif.eval.sampling import Sampling, request_seed
 

@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import random
-import secrets
 import shutil
 import signal
 import socket
@@ -37,7 +36,9 @@ from typing import Any
 
 from tqdm import tqdm
 
+from rlif.atomic_files import write_lines_atomic, write_text_atomic
 from rlif.data.cli import DefaultsHelpFormatter
+from rlif.data.files import write_rows_atomic
 from rlif.graphs.items import SIZES, check_task_size, make_item
 from rlif.graphs.rows import item_row
 from rlif.graphs.tasks import TASKS
@@ -144,41 +145,9 @@ def build_shard(spec: ShardSpec) -> list[dict[str, Any]]:
     return rows
 
 
-def _new_temp_file(folder: Path, name: str) -> Path:
-    """Create an empty, uniquely named hidden file in ``folder`` with mode ``0666`` minus the user's umask.
-
-    ``tempfile.mkstemp`` creates files ``0600`` whatever the umask, and a rename keeps the mode, so outputs meant
-    for a group's shared data folder would be readable by their owner only.
-    """
-    while True:
-        tmp = folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        try:
-            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-        except FileExistsError:
-            continue
-        return tmp
-
-
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file in the same folder, then rename, so readers never see a partial file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _new_temp_file(path.parent, path.name)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def write_shard(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write one shard as JSONL, atomically."""
-
-    def write(tmp: Path) -> None:
-        with tmp.open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-    _atomic_write(path, write)
+    write_lines_atomic(path, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
 
 
 def read_shard(path: Path) -> list[dict[str, Any]]:
@@ -400,13 +369,6 @@ ASSEMBLY_PREFIX = ".assemble-"
 """Hidden folder in ``--out`` where one assembly writes its whole set before committing it."""
 
 
-def write_parquet(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write rows as a parquet file (nested columns become structs), atomically."""
-    import pandas as pd
-
-    _atomic_write(path, lambda tmp: pd.DataFrame(list(rows)).to_parquet(tmp, index=False))
-
-
 def _with_index(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for position, row in enumerate(rows):
         row["extra_info"]["index"] = position
@@ -443,7 +405,7 @@ def assemble(config: BuildConfig, plan: Sequence[ShardSpec]) -> dict[str, Any]:
         files: dict[str, dict[str, int]] = {}
         for name, file_rows in outputs.items():
             if file_rows:
-                write_parquet(staging / name, file_rows)
+                write_rows_atomic(file_rows, staging / name, schema=None)
                 files[name] = dict(sorted(Counter(r["extra_info"]["task"] for r in file_rows).items()))
         manifest = {
             "generator_version": GENERATOR_VERSION,
@@ -452,7 +414,7 @@ def assemble(config: BuildConfig, plan: Sequence[ShardSpec]) -> dict[str, Any]:
             "level_difficulty_ranges": ranges,
         }
         text = json.dumps(manifest, indent=2) + "\n"
-        _atomic_write(staging / MANIFEST, lambda tmp: tmp.write_text(text))
+        write_text_atomic(staging / MANIFEST, text)
         commit_outputs(staging, config.out, list(files))
     finally:
         shutil.rmtree(staging, ignore_errors=True)

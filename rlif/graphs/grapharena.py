@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlif.graphs.build import write_parquet
+from rlif.data.files import write_rows_atomic
 from rlif.graphs.exact import solve
 from rlif.graphs.instance import Instance
 from rlif.graphs.items import SIZES, SolvedItem, check_task_size
@@ -164,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="output parquet file")
     args = parser.parse_args(argv)
     rows = import_rows(args.input, args.task, args.size)
-    write_parquet(args.out, rows)
+    write_rows_atomic(rows, args.out, schema=None)
     print(f"{args.out}: {len(rows)} rows")
     return 0
 

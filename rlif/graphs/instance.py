@@ -20,7 +20,6 @@ instance), ``NODE_ATTRIBUTE`` and ``grapharena_link(link)``. Reading validates e
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,11 +33,6 @@ AIRPORT_CODE = re.compile(r"[A-Z]{3}")
 
 BOND_TYPES: tuple[str, ...] = ("SINGLE", "DOUBLE", "TRIPLE", "AROMATIC")
 """Bond labels as RDKit's ``BondType`` names, which GraphArena's molecule graphs carry."""
-
-
-def canonical_json(obj: Any) -> str:
-    """The one JSON spelling used for ground truth: sorted keys, no spaces, UTF-8 kept (names are matched exactly)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _link_graph(nodes: list[dict[str, Any]], links: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,10 +1,10 @@
 """verl rows for graph items: the parquet schema shared by the builder and the GraphArena importer.
 
-One row per instance, verl's RL dataset layout::
+One row per instance, verl's RL dataset layout (made by ``rlif.data.rows.verl_row``)::
 
     data_source   "graph/<task>"
     prompt        [{"role": "user", "content": <answer rules + problem>}]
-    ability       "graph_reasoning"
+    ability       the graph family's (``graph_reasoning``)
     reward_model  {"style": "rule", "ground_truth": <canonical JSON of {"task", "graph", "optimum"}>}
     extra_info    {"split", "index", "item_id", "task", "difficulty", "size", "level", "exact_answer",
                    "instance", "optimum", "witness"}
@@ -28,16 +28,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlif.graphs.instance import canonical_json
+from rewards import family_named
+from rewards.canonical import canonical_json
+from rlif.data.rows import verl_row
 from rlif.graphs.items import SolvedItem
 from rlif.graphs.truth import difficulty, ground_truth_json, to_node_link
 
-ABILITY = "graph_reasoning"
+(GRAPH_PREFIX,) = family_named("graph").prefixes
+"""``data_source`` prefix of graph rows (``graph/``), as the graph reward family declares it."""
 
 
 def data_source(task: str) -> str:
-    """The row's ``data_source`` for a task (``graph/tsp``, ...), which the reward router dispatches on."""
-    return f"graph/{task}"
+    """The row's ``data_source`` for a task (``graph/tsp``, ...): the graph family's prefix and the task id."""
+    return GRAPH_PREFIX + task
 
 
 def witness_json(witness: tuple) -> str:
@@ -58,22 +61,17 @@ def item_row(item: SolvedItem, split: str) -> dict[str, Any]:
     if split not in ("train", "val"):
         raise ValueError(f"split: expected 'train' or 'val', got {split!r}")
     ground_truth = ground_truth_json(item.task, item.instance, item.optimum)
-    return {
-        "data_source": data_source(item.task),
-        "prompt": [{"role": "user", "content": item.prompt}],
-        "ability": ABILITY,
-        "reward_model": {"style": "rule", "ground_truth": ground_truth},
-        "extra_info": {
-            "split": split,
-            "index": -1,
-            "item_id": item.item_id,
-            "task": item.task,
-            "difficulty": difficulty(item.instance),
-            "size": item.size,
-            "level": -1,
-            "exact_answer": item.optimum,
-            "instance": canonical_json(to_node_link(item.task, item.instance)),
-            "optimum": item.optimum,
-            "witness": witness_json(item.witness),
-        },
+    extra_info = {
+        "split": split,
+        "index": -1,
+        "item_id": item.item_id,
+        "task": item.task,
+        "difficulty": difficulty(item.instance),
+        "size": item.size,
+        "level": -1,
+        "exact_answer": item.optimum,
+        "instance": canonical_json(to_node_link(item.task, item.instance)),
+        "optimum": item.optimum,
+        "witness": witness_json(item.witness),
     }
+    return verl_row(data_source(item.task), item.prompt, ground_truth, extra_info)

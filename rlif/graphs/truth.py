@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rlif.graphs.instance import Instance, canonical_json, field, int_field, str_field
+from rewards.canonical import canonical_json
+from rlif.graphs.instance import Instance, field, int_field, str_field
 from rlif.graphs.tasks import task_named
 
 

@@ -21,10 +21,8 @@ from tqdm import tqdm
 
 from rlif.data.schema import one_line
 from rlif.graphs.exact import solve
+from rlif.graphs.rows import GRAPH_PREFIX
 from rlif.graphs.truth import parse_ground_truth
-
-GRAPH_PREFIX = "graph/"
-"""``data_source`` prefix of graph rows (``rlif.graphs.rows.data_source``)."""
 
 
 @dataclass(frozen=True)

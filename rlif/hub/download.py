@@ -28,6 +28,7 @@ from huggingface_hub.hf_api import RepoFile
 from huggingface_hub.utils import are_progress_bars_disabled, filter_repo_objects
 from tqdm import tqdm
 
+from rlif.atomic_files import atomic_write
 from rlif.hub.network import configure, hub_api
 from rlif.hub.settings import HubSettings
 
@@ -312,7 +313,5 @@ def record_ref(storage: Path, revision: str, commit: str) -> str | None:
     ref_path.parent.mkdir(parents=True, exist_ok=True)
     if ref_path.is_file() and ref_path.read_text().strip() == commit:
         return revision
-    partial = ref_path.with_name(f".{ref_path.name}.{os.getpid()}.partial")
-    partial.write_text(commit)
-    os.replace(partial, ref_path)
+    atomic_write(ref_path, lambda partial: partial.write_text(commit))
     return revision

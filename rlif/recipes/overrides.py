@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rewards import reward_options
 from rlif.recipes.matrix import RunSpec
 
 HOOKS = "pkg://rlif.verl_glue.hooks"
@@ -24,8 +25,9 @@ HOOKS = "pkg://rlif.verl_glue.hooks"
 FEEDBACK_BUFFERS = {"sync": "RewardFeedbackReplayBuffer", "colocate_async": "AsyncRewardFeedbackReplayBuffer"}
 """rlif's feedback replay buffer for each supported V1 trainer mode (``train.trainer_mode``)."""
 
-REWARD_KWARGS = frozenset({"if_reward", "if_max_answer_chars", "logicif_partial_credit", "graph_reward"})
-"""Reward options rlif's ``compute_score`` accepts (``+reward.custom_reward_function.reward_kwargs.<k>``)."""
+REWARD_KWARGS = frozenset(reward_options())
+"""Reward options rlif's ``compute_score`` accepts (``+reward.custom_reward_function.reward_kwargs.<k>``): the
+options the reward families declare."""
 
 PLUS_KEYS = (
     re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rlif.eval.outputs import write_text_atomic
+from rlif.atomic_files import write_text_atomic
 from rlif.report.page import render_page
 from rlif.report.plots import render_panels, write_pngs
 from rlif.report.runs import load_runs

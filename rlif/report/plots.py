@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import io
 import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlif.atomic_files import atomic_write
 from rlif.report.runs import Run
 
 MAX_CHARTS = 12
@@ -80,13 +80,7 @@ def write_pngs(figures: Sequence[Figure], directory: Path) -> list[Path]:
     paths = []
     for figure in figures:
         path = directory / f"{figure.panel.slug}.png"
-        partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-        try:
-            partial.write_bytes(figure.png)
-            os.replace(partial, path)
-        finally:
-            partial.unlink(missing_ok=True)
-        paths.append(path)
+        paths.append(atomic_write(path, lambda partial, png=figure.png: partial.write_bytes(png)))
     return paths
 
 

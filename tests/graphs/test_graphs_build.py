@@ -146,7 +146,7 @@ def test_rerun_skips_finished_shards_and_rebuilds_missing_ones(tmp_path, monkeyp
     build(config)
     assert sorted(calls) == [4, 5, 6, 7] and all(v == 1 for v in calls.values())
     assert _by_id(_rows(tmp_path / "train_mixed.parquet")) == _by_id(before)
-    assert not [p for p in config.shard_dir.iterdir() if p.name.endswith(".tmp")]
+    assert not [p for p in config.shard_dir.iterdir() if p.name.startswith(".")]
 
 
 def test_validation_set_does_not_depend_on_count_or_workers(tmp_path, built):

@@ -163,8 +163,10 @@ def test_family_registration_matches_the_contract() -> None:
     assert family.name == "logicif"
     assert family.prefixes == ("logicif",)
     assert family.metric_keys == METRIC_KEYS == ("logicif_output", "logicif_stats", "logicif_both", "logicif_parsed")
-    assert family.params == ("logicif_partial_credit",)
+    assert family.ability == "logic_instruction_following"
+    assert dict(family.options) == {"logicif_partial_credit": False}
     assert family.score is score
+    assert family.normalize_ground_truth is normalize_ground_truth
     assert family.check_ground_truth is check_ground_truth
 
 

@@ -104,9 +104,12 @@ def test_batches_use_final_trainer_resources(matrix):
     assert any(o.key == "trainer.nnodes" and o.value == "1" for o in all_overrides(cpu))
 
 
-def test_plus_key_allowlist_matches_the_reward_families():
-    from rewards.registry import families
-    from rewards.router import reward_keys
+def test_the_run_check_accepts_every_reward_option_the_reward_entry_accepts(base):
+    from rewards import check_reward_kwargs, reward_options
 
-    reward_keys()  # imports every family
-    assert {p for f in families() for p in f.params} == REWARD_KWARGS
+    options = reward_options()
+    assert set(options) == REWARD_KWARGS and {"if_reward", "logicif_partial_credit", "graph_reward"} <= REWARD_KWARGS
+    for option, default in options.items():
+        check_reward_kwargs({option: default})
+        extra = [f"+reward.custom_reward_function.reward_kwargs.{option}={default}"]
+        assert problems_of(base, extra) == [], option

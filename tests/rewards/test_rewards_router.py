@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -108,11 +110,25 @@ def test_verl_injected_arguments_are_accepted() -> None:
     assert set(result) == set(reward_keys())
 
 
+def _broken_family(score: Callable[..., dict[str, float]], **fields: Any) -> registry.TaskFamily:
+    return registry.TaskFamily(
+        name="broken",
+        prefixes=("broken/",),
+        ability="test",
+        metric_keys=(),
+        options={},
+        score=score,
+        normalize_ground_truth=lambda raw, *, where: raw,
+        check_ground_truth=lambda gt, extra: None,
+        **fields,
+    )
+
+
 def test_a_scorer_bug_is_counted_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object, **kwargs: object) -> dict[str, float]:
         raise ZeroDivisionError("bug")
 
-    family = registry.TaskFamily("broken", ("broken/",), (), (), broken, lambda gt, extra: None)
+    family = _broken_family(broken)
     monkeypatch.setitem(registry._FAMILIES, "broken/", family)
     result = compute_score("broken/x", "text", "{}")
     assert result["score"] == 0.0 and result["reward_error"] == 1.0
@@ -129,9 +145,7 @@ def test_a_scorer_bug_scores_the_family_failure_score(monkeypatch: pytest.Monkey
     def broken(*args: object, **kwargs: object) -> dict[str, float]:
         raise ZeroDivisionError("bug")
 
-    family = registry.TaskFamily(
-        "broken", ("broken/",), (), (), broken, lambda gt, extra: None, failure_score=lambda params: -3.0
-    )
+    family = _broken_family(broken, failure_score=lambda params: -3.0)
     monkeypatch.setitem(registry._FAMILIES, "broken/", family)
     result = compute_score("broken/x", "text", "{}")
     assert result["score"] == -3.0 and result["reward_error"] == 1.0
