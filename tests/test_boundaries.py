@@ -97,13 +97,14 @@ def _is_dynamic_import(func: ast.expr) -> bool:
 
 
 def job_script_modules(root: Path) -> set[str]:
-    """The rlif modules the shell scripts under ``recipe/`` (generated job scripts and their launcher) run with
-    ``python -m``."""
+    """The rlif modules the GPU jobs run with ``python -m``: the generated job scripts under ``recipe/`` and the
+    launcher they source (``scripts/slurm_launch.sh``)."""
     found: set[str] = set()
     recipe = root / "recipe"
-    if recipe.is_dir():
-        for script in sorted(recipe.rglob("*.sh")):
-            found.update(_MINUS_M.findall(script.read_text(encoding="utf-8")))
+    scripts = sorted(recipe.rglob("*.sh")) if recipe.is_dir() else []
+    launcher = root / "scripts" / "slurm_launch.sh"
+    for script in [*scripts, *([launcher] if launcher.is_file() else [])]:
+        found.update(_MINUS_M.findall(script.read_text(encoding="utf-8")))
     return found
 
 

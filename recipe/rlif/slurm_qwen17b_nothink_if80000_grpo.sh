@@ -19,221 +19,29 @@
 set -euo pipefail
 
 RUN_NAME=slurm_qwen17b_nothink_if80000_grpo
+RUN_PROJECT=rlif
 NNODES=1
+GPUS_PER_NODE=8
+CPUS_PER_TASK=64
+PREFLIGHT_OPTIONS=(--gpus 8 --gpu-memory-gb 80 --checkpoint-gib 19.2 --check-versions)
 
-# ---- repository root, .env ---------------------------------------------------------------------------------------
-# sbatch runs a copy of this file from its spool directory, so the root is where the job was submitted from.
-RLIF_ROOT="${SLURM_SUBMIT_DIR:-$PWD}"
-cd "$RLIF_ROOT"
-if [[ ! -f recipe/matrix.yaml ]]; then
-    echo "error: submit from the rlif repository root (no recipe/matrix.yaml in $RLIF_ROOT)" >&2
-    exit 2
-fi
-if [[ "$RLIF_ROOT" == *[[:space:],]* ]]; then
-    echo "error: the repository path must not contain spaces or commas (verl overrides): $RLIF_ROOT" >&2
-    exit 2
-fi
-if [[ -f .env ]]; then
-    set -a
-    # shellcheck source=/dev/null
-    source .env
-    set +a
-fi
-export RLIF_ROOT
-PYTHON="${RLIF_PYTHON:-python}"
-if [[ "${SLURM_JOB_NUM_NODES:-}" != "$NNODES" ]]; then
-    echo "error: job has ${SLURM_JOB_NUM_NODES:-?} nodes, recipe was generated for $NNODES: regenerate with --nodes" >&2
-    exit 2
-fi
-# The same wandb run across requeues (same job id); verl passes no id, wandb reads these.
-export WANDB_RUN_ID="${SLURM_JOB_ID}-slurm_qwen17b_nothink_if80000_grpo"
-export WANDB_RESUME=allow
-echo "[$(date -Is)] $RUN_NAME: job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"
+# The job's steps come from scripts/slurm_launch.sh of the checkout it was submitted from (sbatch runs a copy of this
+# file from its spool directory).
+LAUNCHER="${SLURM_SUBMIT_DIR:-$PWD}/scripts/slurm_launch.sh"
+[[ -f "$LAUNCHER" ]] || { echo "error: submit from the rlif repository root (no $LAUNCHER)" >&2; exit 2; }
+# shellcheck source=scripts/slurm_launch.sh
+source "$LAUNCHER"
 
-# ---- runtime: the host's Python environment, or the rlif image run by Slurm (docs/cluster.md) ----------------------
-# Every Python step runs through `on_nodes` (an srun step) or `on_head`; RLIF_RUNTIME (.env) says where: `host`
-# (RLIF_PYTHON's environment, e.g. scripts/setup_gpu_env.sh's venv), `pyxis` (srun --container-image, one named
-# container per node that the Ray node and the driver share, so they see the same /tmp) or `apptainer` (apptainer
-# exec --nv; host /tmp and network are shared by default).
-RLIF_RUNTIME="${RLIF_RUNTIME:-host}"
-CONTAINER_SRUN=()
-CONTAINER_EXEC=()
-case "$RLIF_RUNTIME" in
-    host) ;;
-    pyxis | apptainer)
-        if [[ -z "${RLIF_IMAGE:-}" ]]; then
-            echo "error: RLIF_RUNTIME=$RLIF_RUNTIME needs RLIF_IMAGE in .env (a .sqsh/.sif file or a registry image; docs/cluster.md)" >&2
-            exit 2
-        fi
-        # The checkout, its data and checkpoints, the Hub cache and any site mounts, at the same paths inside.
-        mounts="$RLIF_ROOT:$RLIF_ROOT"
-        cache="${HF_HUB_CACHE:-${HF_CACHE_DIR:-}}"
-        if [[ -n "$cache" ]]; then mounts+=",$cache:$cache"; fi
-        if [[ -n "${RLIF_CONTAINER_MOUNTS:-}" ]]; then mounts+=",$RLIF_CONTAINER_MOUNTS"; fi
-        # ~/.local packages must not shadow the image's.
-        export PYTHONNOUSERSITE=1
-        if [[ "$RLIF_RUNTIME" == pyxis ]]; then
-            CONTAINER_SRUN=(--container-image="$RLIF_IMAGE" --container-mounts="$mounts" --container-workdir="$RLIF_ROOT"
-                --no-container-mount-home --container-name="rlif_${SLURM_JOB_ID}")
-        else
-            CONTAINER_EXEC=(apptainer exec --nv --bind "$mounts" --pwd "$RLIF_ROOT" "$RLIF_IMAGE")
-        fi
-        ;;
-    *)
-        echo "error: RLIF_RUNTIME=$RLIF_RUNTIME (.env) is not one of host, pyxis, apptainer" >&2
-        exit 2
-        ;;
-esac
-# Inside every step: the checkout's rewards/, samplers/ and rlif/ first on the path (an image's own PYTHONPATH is
-# kept after it), and no ROCR_VISIBLE_DEVICES: Slurm's gpu gres sets it next to CUDA_VISIBLE_DEVICES, and verl's
-# workers refuse to start with both.
-# shellcheck disable=SC2016  # expanded by the inner bash, inside the container
-STEP_ENV=(env -u ROCR_VISIBLE_DEVICES bash -c 'export PYTHONPATH="$RLIF_ROOT${PYTHONPATH:+:$PYTHONPATH}"; exec "$@"' rlif-step)
-
-# on_nodes SRUN_OPTION... -- COMMAND...: one srun step, in the runtime RLIF_RUNTIME names.
-on_nodes() {
-    local options=()
-    while [[ "$1" != -- ]]; do options+=("$1"); shift; done
-    shift
-    srun --overlap "${options[@]}" "${CONTAINER_SRUN[@]}" "${CONTAINER_EXEC[@]}" "${STEP_ENV[@]}" "$@"
-}
-
-# on_head COMMAND...: on the host, in the batch step itself; in a container, a step joining the head node's one.
-on_head() {
-    if [[ "$RLIF_RUNTIME" == host ]]; then
-        "$@"
-    else
-        on_nodes --nodes=1 --ntasks=1 -w "$HEAD_NODE" -- "$@"
-    fi
-}
-
-# ---- model, data, checkpoints --------------------------------------------------------------------------------------
-CKPT_DIR="$RLIF_ROOT/checkpoints/rlif/slurm_qwen17b_nothink_if80000_grpo"
-mkdir -p "$CKPT_DIR" log
-# verl's file logger truncates its file on start, so each attempt of a requeued job gets its own; hf_upload.py reads
-# them all for the model card. Exported before Ray starts so the trainer actor inherits it.
-export VERL_FILE_LOGGER_PATH="$CKPT_DIR/metrics.${SLURM_JOB_ID}.${SLURM_RESTART_COUNT:-0}.jsonl"
-MODEL_ID=Qwen/Qwen3-1.7B
-# hf_model_download.py fills HF_CACHE_DIR (.env); point the hub cache there so the repo id resolves locally.
-if [[ -n "${HF_CACHE_DIR:-}" && -z "${HF_HUB_CACHE:-}" ]]; then
-    export HF_HUB_CACHE="$HF_CACHE_DIR"
-fi
+job_start
+hub_model Qwen/Qwen3-1.7B
 PREFLIGHT_DATA=(
     "$RLIF_ROOT/verl_data/if80000_logicif0.parquet"
     "$RLIF_ROOT/verl_data/ifbench_300_ifeval_541_logicif_749.parquet"
 )
 TRAIN_FILES="[${RLIF_ROOT}/verl_data/if80000_logicif0.parquet]"
 VAL_FILES="[${RLIF_ROOT}/verl_data/ifbench_300_ifeval_541_logicif_749.parquet]"
-# Compute nodes often have no internet: nothing in the run may reach the Hub (the preflight below proves the model
-# is local; without this, a missing file would be fetched, or retried for minutes, from inside a Ray worker).
-export HF_HUB_OFFLINE=1
+ray_start
 
-export PYTHONUNBUFFERED=1
-
-# ---- Ray cluster: head on the first node, one worker per other node -----------------------------------------------
-# Short temp dir: Ray's socket paths must stay under 107 bytes.
-export RAY_TMPDIR="${RLIF_RAY_TMP_ROOT:-/tmp}/ray_${SLURM_JOB_ID}"
-if (( ${#RAY_TMPDIR} > 40 )); then
-    echo "error: RAY_TMPDIR $RAY_TMPDIR is too long for Ray's socket paths; set RLIF_RAY_TMP_ROOT=/tmp" >&2
-    exit 2
-fi
-# Ray >= 2.59 turns on token auth when ~/.ray/auth_token exists and then rejects clients that send none: give
-# every process of this job (srun propagates the environment) one fresh token.
-export RAY_AUTH_MODE=token
-RAY_AUTH_TOKEN="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
-export RAY_AUTH_TOKEN
-RAY_PORT="${RAY_PORT:-6379}"
-RAY_NUM_CPUS="${RLIF_RAY_NUM_CPUS:-${SLURM_CPUS_PER_TASK:-64}}"
-# What each srun step is given (--gpus-per-node); SLURM_GPUS_ON_NODE of the batch step can be the whole node's
-# count under --exclusive, which Ray then rejects against the step's CUDA_VISIBLE_DEVICES.
-RAY_NUM_GPUS=8
-
-# One array element per host (verl's example puts every hostname in one element and breaks beyond one node).
-mapfile -t NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
-if (( ${#NODES[@]} != SLURM_JOB_NUM_NODES )); then
-    echo "error: expected $SLURM_JOB_NUM_NODES hostnames, got ${#NODES[@]}: ${NODES[*]}" >&2
-    exit 2
-fi
-HEAD_NODE="${NODES[0]}"
-HEAD_IP="$(srun --nodes=1 --ntasks=1 --overlap -w "$HEAD_NODE" hostname --ip-address | tr ' ' '\n' | grep -m 1 -E '^[0-9]+(\.[0-9]+){3}$' || true)"
-if [[ -z "$HEAD_IP" ]]; then
-    echo "error: no IPv4 address for head node $HEAD_NODE" >&2
-    exit 2
-fi
-export RAY_ADDRESS="$HEAD_IP:$RAY_PORT"
-
-# ---- preflight on every node, before Ray starts (rlif/preflight.py): one line per problem, within seconds ----------
-# Prints the model directory to train from (a repo id resolves to its snapshot in the Hub cache).
-echo "[$(date -Is)] $RUN_NAME: preflight on ${#NODES[@]} node(s) (runtime $RLIF_RUNTIME)"
-if ! MODEL_PATH="$(on_nodes --nodes="$NNODES" --ntasks-per-node=1 -- "$PYTHON" -m rlif.preflight job \
-    --model "$MODEL_ID" --data "${PREFLIGHT_DATA[@]}" --checkpoint-dir "$CKPT_DIR" \
-    --gpus 8 --gpu-memory-gb 80 --checkpoint-gib 19.2 --check-versions | sort -u)"; then
-    echo "error: preflight failed on at least one node (its lines are above); nothing was started" >&2
-    exit 2
-fi
-if [[ -z "$MODEL_PATH" || "$MODEL_PATH" == *$'\n'* ]]; then
-    echo "error: the nodes resolved $MODEL_ID to different directories: ${MODEL_PATH//$'\n'/, }" >&2
-    exit 2
-fi
-
-RAY_PIDS=()
-DRIVER_PID=""
-
-# shellcheck disable=SC2317,SC2329  # reached through trap
-stop_job_processes() {
-    # Only this job's processes: the driver and the srun steps running `ray start --block` (never `ray stop`,
-    # which would kill every Ray cluster of this user on the node).
-    if [[ -n "$DRIVER_PID" ]] && kill -0 "$DRIVER_PID" 2>/dev/null; then
-        kill -TERM "$DRIVER_PID" 2>/dev/null || true
-        for _ in $(seq 30); do kill -0 "$DRIVER_PID" 2>/dev/null || break; sleep 1; done
-        kill -KILL "$DRIVER_PID" 2>/dev/null || true
-    fi
-    local pid
-    for pid in "${RAY_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${RAY_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-    RAY_PIDS=()
-}
-
-# shellcheck disable=SC2317,SC2329  # reached through trap
-on_exit() {
-    stop_job_processes
-}
-
-# shellcheck disable=SC2317,SC2329  # reached through trap
-on_usr1() {
-    # Slurm's warning before the time limit (or preemption): stop cleanly, then requeue; the next start resumes
-    # from the last periodic checkpoint (trainer.resume_mode=auto; verl 0.9.1's V1 trainer saves only every
-    # save_freq steps, so the steps since then are redone). Cleanup is here because a requeue skips the EXIT trap.
-    echo "[$(date -Is)] $RUN_NAME: USR1, stopping and requeueing job $SLURM_JOB_ID"
-    stop_job_processes
-    scontrol requeue "$SLURM_JOB_ID"
-    exit 0
-}
-
-trap on_exit EXIT
-trap on_usr1 USR1
-
-# Ports Ray would otherwise fix (client server 10001, dashboard agent 52365) follow RAY_PORT, one agent port per
-# node index, so that another Ray on a shared node cannot collide with this job's. `ray` runs from $PYTHON's
-# environment (the `ray` on PATH may belong to another one).
-on_nodes --nodes=1 --ntasks=1 -w "$HEAD_NODE" -- \
-    "$PYTHON" -m ray.scripts.scripts start --head --block --node-ip-address="$HEAD_IP" --port="$RAY_PORT" \
-    --ray-client-server-port="$((RAY_PORT + 1))" --dashboard-agent-listen-port="$((RAY_PORT + 100))" \
-    --num-cpus="$RAY_NUM_CPUS" --num-gpus="$RAY_NUM_GPUS" --temp-dir="$RAY_TMPDIR" \
-    --include-dashboard=false --disable-usage-stats &
-RAY_PIDS+=("$!")
-for (( i = 1; i < NNODES; i++ )); do
-    on_nodes --nodes=1 --ntasks=1 -w "${NODES[i]}" -- \
-        "$PYTHON" -m ray.scripts.scripts start --block --address="$RAY_ADDRESS" \
-        --dashboard-agent-listen-port="$((RAY_PORT + 100 + i))" --num-cpus="$RAY_NUM_CPUS" --num-gpus="$RAY_NUM_GPUS" --disable-usage-stats &
-    RAY_PIDS+=("$!")
-done
-
-# Wait until every node and every GPU is registered; fail fast if an srun step died.
-on_head "$PYTHON" -m rlif.recipes.ray_wait --address "$RAY_ADDRESS" --nodes "$NNODES" \
-    --gpus "$((NNODES * RAY_NUM_GPUS))" --timeout "${RLIF_RAY_WAIT_SECONDS:-600}" --pids "${RAY_PIDS[@]}"
-
-# ---- verl ----------------------------------------------------------------------------------------------------------
 OVERRIDES=(
     algorithm.adv_estimator=grpo
     algorithm.use_kl_in_reward=false
@@ -311,14 +119,4 @@ OVERRIDES=(
     trainer.resume_mode=auto
     "trainer.default_local_dir=${CKPT_DIR}"
 )
-
-echo "[$(date -Is)] $RUN_NAME: starting verl on $NNODES node(s), Ray at $RAY_ADDRESS"
-# hydra.run.dir puts the resolved config in $CKPT_DIR/.hydra/config.yaml, where hf_upload.py reads it.
-on_head "$PYTHON" -m verl.trainer.main_ppo "${OVERRIDES[@]}" "hydra.run.dir=$CKPT_DIR" &
-DRIVER_PID=$!
-# `wait` returns early when USR1 arrives, so the trap runs while the trainer is still going.
-status=0
-wait "$DRIVER_PID" || status=$?
-DRIVER_PID=""
-echo "[$(date -Is)] $RUN_NAME: verl exited with status $status"
-exit "$status"
+verl_run

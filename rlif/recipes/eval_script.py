@@ -22,6 +22,7 @@ import jinja2
 
 from rlif.recipes.matrix import RunSpec
 from rlif.recipes.planner import GIB, VLLM_ACTIVATION_GIB, ModelShape, model_shape
+from rlif.recipes.render import LAUNCHER
 
 EVAL_TEMPLATE = "slurm_eval.sh.j2"
 EVAL_SUBDIR = "eval"
@@ -148,6 +149,6 @@ def render_eval_script(run: RunSpec, env: jinja2.Environment, chain_note: str = 
         eval_files=list(run.eval_files),
         eval_args=eval_command(run, plan),
         sampling=run.val_sampling,
-        job="eval",
+        launcher=LAUNCHER,
         chain_note=chain_note,
     )

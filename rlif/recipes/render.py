@@ -1,5 +1,10 @@
 """Render a run's sbatch script from ``recipe/templates/``.
 
+A rendered script holds only what belongs to its run: the ``#SBATCH`` header, a few run variables, its data files
+and its verl overrides. It sources ``scripts/slurm_launch.sh`` (the Ray/Slurm bootstrap, hand-written and
+shellchecked) from the checkout it was submitted from and calls its steps, so that a diff between two scripts shows
+only what differs between their runs. The CPU end-to-end variant of a run (``cpu_mode``) has its own small template.
+
 Jinja settings answer three measured pitfalls (docs/recipes.md): ``StrictUndefined`` turns a missing value into an
 error instead of an empty string; ``keep_trailing_newline`` keeps the script's final newline; the comment
 delimiters are ``{##``/``##}`` so bash's ``${#array[@]}`` is plain text, not the start of a Jinja comment.
@@ -18,6 +23,10 @@ TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "recipe" / "templates"
 """Where the script templates live (``recipe/templates`` of the repository)."""
 
 SCRIPT_TEMPLATE = "slurm_grpo.sh.j2"
+CPU_SCRIPT_TEMPLATE = "slurm_grpo_cpu.sh.j2"
+"""The CPU end-to-end variant: the tiny model and data of ``rlif.cpu_demo`` in place of the run's own."""
+LAUNCHER = "scripts/slurm_launch.sh"
+"""The bootstrap every rendered script sources, relative to the repository root."""
 
 
 def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
@@ -50,7 +59,7 @@ def render_script(
         The script text, ending in a newline.
     """
     env = env or make_environment()
-    template = env.get_template(SCRIPT_TEMPLATE)
+    template = env.get_template(CPU_SCRIPT_TEMPLATE if run.cpu_mode else SCRIPT_TEMPLATE)
     return template.render(
         run=run,
         slurm=run.slurm,
@@ -59,8 +68,7 @@ def render_script(
         val_files=hydra_files(run.val_files),
         data_files=[*run.train_files, *run.val_files],
         preflight_options=preflight_options(run),
-        wandb_stem=run.name[:48],
-        job="train",
+        launcher=LAUNCHER,
         chain_note=chain_note,
     )
 

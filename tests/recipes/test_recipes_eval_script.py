@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -15,7 +16,7 @@ from rlif.recipes.cli import main
 from rlif.recipes.eval_script import EVAL_SUBDIR, plan_eval, render_eval_script
 from rlif.recipes.generate import REPO_ROOT
 from rlif.recipes.matrix import load_matrix
-from rlif.recipes.render import make_environment
+from rlif.recipes.render import LAUNCHER, make_environment
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
 
@@ -103,8 +104,16 @@ def test_script_content_follows_the_run(matrix):
     for word in ("--n 8", "--temperature 0.7", "--top-p 0.8", "--top-k 20", "--max-tokens 8192"):
         assert f"    {word}" in lines
     assert "    --no-think" in lines and "    --tensor-parallel-size 1" in lines
-    assert 'OUT_DIR="$RLIF_ROOT/eval/$RUN_NAME/$STEP"' in lines
-    assert "--gpus 1 --gpu-memory-gb 80 --check-versions" in text
+    assert f"RUN_NAME={run.name}" in lines and "RUN_PROJECT=rlif" in lines and 'STEP="${1:-}"' in lines
+    assert "PREFLIGHT_OPTIONS=(--gpus 1 --gpu-memory-gb 80 --check-versions)" in lines
+    assert f"hub_model {run.model}" in lines
+    # the steps of the launcher, in order, with the run's data and arguments between them
+    steps = [line for line in lines if line in ("eval_start", "eval_preflight", "eval_run")]
+    assert steps == ["eval_start", "eval_preflight", "eval_run"]
+    assert lines.index("eval_start") < lines.index("EVAL_FILES=(") < lines.index("eval_preflight")
+    assert lines.index("eval_preflight") < lines.index("EVAL_ARGS=(") < lines.index("eval_run")
+    launcher = (REPO_ROOT / LAUNCHER).read_text(encoding="utf-8").splitlines()
+    assert '    OUT_DIR="$RLIF_ROOT/eval/$RUN_NAME/$STEP"' in launcher
 
 
 def test_graph_scripts_pass_the_reward_options(matrix):
@@ -145,8 +154,8 @@ def _executable(path: Path, text: str) -> None:
 @pytest.fixture
 def job(tmp_path, matrix):
     root = tmp_path / "repo"
-    (root / "recipe").mkdir(parents=True)
-    (root / "recipe" / "matrix.yaml").write_text("{}\n", encoding="utf-8")
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / LAUNCHER, root / LAUNCHER)
     script = root / "eval.sh"
     script.write_text(render_eval_script(matrix.select(names=[SMOKE])[0], make_environment()), encoding="utf-8")
     bin_dir = tmp_path / "bin"

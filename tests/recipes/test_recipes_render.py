@@ -3,6 +3,7 @@ test_recipes_lint.py)."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 from rlif.recipes.generate import REPO_ROOT
 from rlif.recipes.matrix import load_matrix
 from rlif.recipes.overrides import Override, build_overrides, hydra_value, parse_override
-from rlif.recipes.render import make_environment, render_script
+from rlif.recipes.render import LAUNCHER, make_environment, render_script
 
 MATRIX = REPO_ROOT / "recipe" / "matrix.yaml"
 
@@ -100,12 +101,51 @@ def test_log_directory_ships_with_the_checkout(scripts):
     assert probe.returncode == 0, "job logs under log/ must stay ignored"
 
 
-def test_start_line_names_the_wandb_run(scripts):
+def test_start_line_names_the_wandb_run():
     """The start line prints the wandb id, which is fixed before it and the same on every restart of the job."""
-    for name, text in scripts.items():
-        start = text.index('restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"')
-        assert 0 <= text.index('export WANDB_RUN_ID="${SLURM_JOB_ID}-') < start, name
-        assert text.index("export WANDB_RESUME=allow") < start, name
+    text = (REPO_ROOT / LAUNCHER).read_text(encoding="utf-8")
+    start = text.index('restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"')
+    assert 0 <= text.index('export WANDB_RUN_ID="${SLURM_JOB_ID}-${RUN_NAME:0:48}"') < start
+    assert text.index("export WANDB_RESUME=allow") < start
+
+
+def test_scripts_call_the_launcher_steps_in_order(matrix, scripts):
+    """Each script sets its run variables, sources the launcher from the submit directory, then calls its steps:
+    the data between the job start and Ray, the overrides between Ray and the driver (they name MODEL_PATH, which
+    the preflight inside ``ray_start`` resolves)."""
+    for run in matrix.runs:
+        lines = scripts[run.name].splitlines()
+        for line in (f"RUN_NAME={run.name}", f"RUN_PROJECT={run.project}", f"NNODES={run.slurm.nodes}"):
+            assert line in lines, (run.name, line)
+        assert (
+            f"GPUS_PER_NODE={run.slurm.gpus_per_node}" in lines and f"CPUS_PER_TASK={run.slurm.cpus_per_task}" in lines
+        )
+        assert f'LAUNCHER="${{SLURM_SUBMIT_DIR:-$PWD}}/{LAUNCHER}"' in lines
+        order = ['source "$LAUNCHER"', "job_start", "PREFLIGHT_DATA=(", "ray_start", "OVERRIDES=(", "verl_run"]
+        if run.cpu_mode:
+            order[2] = 'PREFLIGHT_DATA=("$(demo_field train_file)" "$(demo_field val_file)")'
+        else:
+            order.insert(2, f"hub_model {run.model}")
+        positions = [lines.index(line) for line in order]
+        assert positions == sorted(positions), run.name
+        assert lines[-1] == "verl_run", run.name
+        # besides its overrides and data files, a script is its header and a few lines
+        rest = len(lines) - len(build_overrides(run)) - len(run.train_files) - len(run.val_files)
+        assert rest <= (70 if run.cpu_mode else 45), (run.name, rest)
+
+
+def test_a_run_difference_is_a_script_difference(matrix, scripts):
+    """Two runs that differ in one sampler setting differ in their names and that setting only."""
+    a, b = scripts["stage2_qwen17b_think_ema"], scripts["stage2_qwen17b_think_1v1"]
+    diff = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+    changed = [line[1:] for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    names = [line for line in changed if "stage2_qwen17b_think_" in line]
+    assert len(names) == 12  # description, submit, logs, job name, RUN_NAME, experiment_name: each side
+    assert sorted(set(changed) - set(names)) == [
+        "    +data.rlif_sampler.name=ema_reweight",
+        "    +data.rlif_sampler.name=fixed_ratio",
+        "    +data.rlif_sampler.params.alpha=0.1",
+    ]
 
 
 def test_no_dead_pre_timeout_checkpoint_logic(matrix, scripts):

@@ -10,6 +10,7 @@ per problem. A fake ``nvidia-smi`` reports eight H100s; the model comes from a H
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from rlif.demo_assets import demo_rows
 from rlif.recipes.generate import REPO_ROOT
 from rlif.recipes.matrix import load_matrix
 from rlif.recipes.overrides import build_overrides
-from rlif.recipes.render import render_script
+from rlif.recipes.render import LAUNCHER, render_script
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
 H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1" for i in range(8))
@@ -59,8 +60,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A checkout with the smoke run's script and data, a Hub cache with its model, and the stub commands."""
     base = tmp_path_factory.mktemp("runtime")
     root = base / "repo"
-    (root / "recipe").mkdir(parents=True)
-    (root / "recipe" / "matrix.yaml").write_text("{}\n", encoding="utf-8")
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / LAUNCHER, root / LAUNCHER)
     run = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml").select(names=[SMOKE])[0]
     script = root / "job.sh"
     script.write_text(render_script(run, build_overrides(run)), encoding="utf-8")
@@ -78,14 +79,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"root": root, "script": script, "cache": base / "hub", "stubs": stubs, "snapshot": snapshot}
 
 
-def run_job(site: dict[str, Path], dotenv: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, str]:
+def run_job(
+    site: dict[str, Path], dotenv: str, tmp_path: Path, submit_dir: Path | None = None
+) -> tuple[subprocess.CompletedProcess, str]:
     (site["root"] / ".env").write_text(dotenv, encoding="utf-8")
     log = tmp_path / "stub.log"
     env = {
         "PATH": f"{site['stubs']}:{os.environ['PATH']}",
         "HOME": str(tmp_path),
         "STUB_LOG": str(log),
-        "SLURM_SUBMIT_DIR": str(site["root"]),
+        "SLURM_SUBMIT_DIR": str(submit_dir or site["root"]),
         "SLURM_JOB_ID": "4242",
         "SLURM_JOB_NUM_NODES": "1",
         "SLURM_JOB_NODELIST": "n1",
@@ -156,14 +159,53 @@ def test_runtime_settings_are_checked_first(site, tmp_path, dotenv, message):
     assert log == ""  # before any step
 
 
-def test_gpu_scripts_run_python_only_through_the_runtime():
-    """No Python step of a GPU script bypasses on_nodes/on_head (it would run on the host under a container)."""
-    for path in sorted((REPO_ROOT / "recipe" / "rlif").glob("*.sh")):
-        lines = path.read_text(encoding="utf-8").splitlines()
-        steps = 0
-        for previous, line in zip(["", *lines], lines, strict=False):
-            if '"$PYTHON"' in line and not line.lstrip().startswith(("#", "PYTHON=")):
-                wrapped = "on_nodes" in line or "on_head" in line or previous.rstrip().endswith("-- \\")
-                assert wrapped, (path.name, line)
-                steps += 1
-        assert steps == 5, path.name  # preflight, Ray head, Ray workers, ray_wait, the driver
+def test_a_job_submitted_outside_the_checkout_stops_at_once(site, tmp_path):
+    """sbatch runs a spool copy of the script: without the launcher under the submit directory, one line, exit 2."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc, log = run_job(site, "RLIF_RUNTIME=host\n", tmp_path, submit_dir=elsewhere)
+    assert proc.returncode == 2 and log == ""
+    assert proc.stderr == f"error: submit from the rlif repository root (no {elsewhere}/{LAUNCHER})\n"
+
+
+def test_a_checkout_path_with_spaces_is_refused(site, tmp_path):
+    """verl overrides cannot carry spaces or commas, so the job refuses such a checkout before any step."""
+    spaced = tmp_path / "my repo"
+    shutil.copytree(site["root"], spaced)
+    proc, log = run_job(site, "RLIF_RUNTIME=host\n", tmp_path, submit_dir=spaced)
+    assert proc.returncode == 2 and log == ""
+    assert proc.stderr.startswith(
+        f"error: the repository path must not contain spaces or commas (verl overrides): {spaced}"
+    )
+
+
+def _python_steps(lines: list[str]) -> int:
+    """The lines that run ``$PYTHON``, each checked to go through on_nodes/on_head (directly or as the command of a
+    continued ``on_nodes ... --`` line)."""
+    steps = 0
+    for previous, line in zip(["", *lines], lines, strict=False):
+        if '"$PYTHON"' in line and not line.lstrip().startswith(("#", "PYTHON=")):
+            wrapped = "on_nodes" in line or "on_head" in line or previous.rstrip().endswith("-- \\")
+            assert wrapped, line
+            steps += 1
+    return steps
+
+
+def test_gpu_jobs_run_python_only_through_the_runtime():
+    """No Python step of a GPU job bypasses on_nodes/on_head (it would run on the host under a container): the
+    generated scripts run none themselves, and the launcher's are the training job's preflight, Ray head, Ray
+    workers, ray_wait and driver, and the evaluation job's preflight and generation."""
+    for path in sorted((REPO_ROOT / "recipe" / "rlif").glob("**/*.sh")):
+        assert _python_steps(path.read_text(encoding="utf-8").splitlines()) == 0, path.name
+    launcher = (REPO_ROOT / LAUNCHER).read_text(encoding="utf-8")
+    training, evaluation = launcher.split("# ---- evaluation:", 1)
+    assert _python_steps(training.splitlines()) == 5
+    assert _python_steps(evaluation.splitlines()) == 2
+
+
+def test_the_launcher_refuses_to_run_by_itself():
+    proc = subprocess.run(["bash", str(REPO_ROOT / LAUNCHER)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.endswith(
+        "is sourced by the scripts in recipe/rlif/ (sbatch recipe/rlif/<run>.sh), not run by itself\n"
+    )

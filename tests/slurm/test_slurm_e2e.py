@@ -2,8 +2,9 @@
 
 What it proves end to end: the hostname fix (two nodes -> two array elements), Ray head + worker across both
 nodes with token auth, the readiness wait, verl's real GRPO loop started by the script, the USR1 trap (stop only
-this job's processes, requeue), and resumption from the last checkpoint under the same job id. The tiny model and
-data come from ``rlif.cpu_demo``; the CPU environment and overrides from ``rlif.verl_glue.cpu_support``.
+this job's processes, requeue), and resumption from the last checkpoint under the same job id, all from the steps of
+``scripts/slurm_launch.sh`` that the CPU variant of the script sources from its checkout. The tiny model and data
+come from ``rlif.cpu_demo``; the CPU environment and overrides from ``rlif.verl_glue.cpu_support``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
+from rlif.recipes.render import LAUNCHER
 
 pytestmark = pytest.mark.slow
 
@@ -72,6 +74,8 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
     try:
         (root / "recipe").mkdir()
         shutil.copy(REPO_ROOT / "recipe" / "matrix.yaml", root / "recipe" / "matrix.yaml")
+        (root / "scripts").mkdir()
+        shutil.copy(REPO_ROOT / LAUNCHER, root / LAUNCHER)  # what the generated script sources
         (root / "log").mkdir()
         assert main(["--run", RUN, "--skip-verl-check", "--out", str(root / "recipe" / "rlif")]) == 0
         env = {

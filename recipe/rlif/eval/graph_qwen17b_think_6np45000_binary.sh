@@ -21,130 +21,25 @@
 set -euo pipefail
 
 RUN_NAME=graph_qwen17b_think_6np45000_binary
+RUN_PROJECT=rlif
 STEP="${1:-}"
+PREFLIGHT_OPTIONS=(--gpus 1 --gpu-memory-gb 80 --check-versions)
 
-# ---- repository root, .env ---------------------------------------------------------------------------------------
-# sbatch runs a copy of this file from its spool directory, so the root is where the job was submitted from.
-RLIF_ROOT="${SLURM_SUBMIT_DIR:-$PWD}"
-cd "$RLIF_ROOT"
-if [[ ! -f recipe/matrix.yaml ]]; then
-    echo "error: submit from the rlif repository root (no recipe/matrix.yaml in $RLIF_ROOT)" >&2
-    exit 2
-fi
-if [[ "$RLIF_ROOT" == *[[:space:],]* ]]; then
-    echo "error: the repository path must not contain spaces or commas (verl overrides): $RLIF_ROOT" >&2
-    exit 2
-fi
-if [[ -f .env ]]; then
-    set -a
-    # shellcheck source=/dev/null
-    source .env
-    set +a
-fi
-export RLIF_ROOT
-PYTHON="${RLIF_PYTHON:-python}"
+# The job's steps come from scripts/slurm_launch.sh of the checkout it was submitted from (sbatch runs a copy of this
+# file from its spool directory).
+LAUNCHER="${SLURM_SUBMIT_DIR:-$PWD}/scripts/slurm_launch.sh"
+[[ -f "$LAUNCHER" ]] || { echo "error: submit from the rlif repository root (no $LAUNCHER)" >&2; exit 2; }
+# shellcheck source=scripts/slurm_launch.sh
+source "$LAUNCHER"
 
-# ---- runtime: the host's Python environment, or the rlif image run by Slurm (docs/cluster.md) ----------------------
-# Every Python step runs through `on_nodes` (an srun step); RLIF_RUNTIME (.env) says where: `host` (RLIF_PYTHON's
-# environment, e.g. scripts/setup_gpu_env.sh's venv), `pyxis` (srun --container-image) or `apptainer` (apptainer
-# exec --nv).
-RLIF_RUNTIME="${RLIF_RUNTIME:-host}"
-CONTAINER_SRUN=()
-CONTAINER_EXEC=()
-case "$RLIF_RUNTIME" in
-    host) ;;
-    pyxis | apptainer)
-        if [[ -z "${RLIF_IMAGE:-}" ]]; then
-            echo "error: RLIF_RUNTIME=$RLIF_RUNTIME needs RLIF_IMAGE in .env (a .sqsh/.sif file or a registry image; docs/cluster.md)" >&2
-            exit 2
-        fi
-        # The checkout, its data and checkpoints, the Hub cache and any site mounts, at the same paths inside.
-        mounts="$RLIF_ROOT:$RLIF_ROOT"
-        cache="${HF_HUB_CACHE:-${HF_CACHE_DIR:-}}"
-        if [[ -n "$cache" ]]; then mounts+=",$cache:$cache"; fi
-        if [[ -n "${RLIF_CONTAINER_MOUNTS:-}" ]]; then mounts+=",$RLIF_CONTAINER_MOUNTS"; fi
-        # ~/.local packages must not shadow the image's.
-        export PYTHONNOUSERSITE=1
-        if [[ "$RLIF_RUNTIME" == pyxis ]]; then
-            CONTAINER_SRUN=(--container-image="$RLIF_IMAGE" --container-mounts="$mounts" --container-workdir="$RLIF_ROOT"
-                --no-container-mount-home --container-name="rlif_${SLURM_JOB_ID}")
-        else
-            CONTAINER_EXEC=(apptainer exec --nv --bind "$mounts" --pwd "$RLIF_ROOT" "$RLIF_IMAGE")
-        fi
-        ;;
-    *)
-        echo "error: RLIF_RUNTIME=$RLIF_RUNTIME (.env) is not one of host, pyxis, apptainer" >&2
-        exit 2
-        ;;
-esac
-# Inside every step: the checkout's rewards/, samplers/ and rlif/ first on the path (an image's own PYTHONPATH is
-# kept after it), and no ROCR_VISIBLE_DEVICES: Slurm's gpu gres sets it next to CUDA_VISIBLE_DEVICES, and verl's
-# workers refuse to start with both.
-# shellcheck disable=SC2016  # expanded by the inner bash, inside the container
-STEP_ENV=(env -u ROCR_VISIBLE_DEVICES bash -c 'export PYTHONPATH="$RLIF_ROOT${PYTHONPATH:+:$PYTHONPATH}"; exec "$@"' rlif-step)
-
-# on_nodes SRUN_OPTION... -- COMMAND...: one srun step, in the runtime RLIF_RUNTIME names.
-on_nodes() {
-    local options=()
-    while [[ "$1" != -- ]]; do options+=("$1"); shift; done
-    shift
-    srun --overlap "${options[@]}" "${CONTAINER_SRUN[@]}" "${CONTAINER_EXEC[@]}" "${STEP_ENV[@]}" "$@"
-}
-
-# ---- which checkpoint --------------------------------------------------------------------------------------------
-# verl writes latest_checkpointed_iteration.txt after a checkpoint is complete, so it names the newest complete one.
-CKPT_DIR="$RLIF_ROOT/checkpoints/rlif/graph_qwen17b_think_6np45000_binary"
-if [[ -z "$STEP" ]]; then
-    TRACKER="$CKPT_DIR/latest_checkpointed_iteration.txt"
-    if [[ ! -s "$TRACKER" ]]; then
-        echo "error: $RUN_NAME has no complete checkpoint ($TRACKER is missing): train it first, or pass a step (0 = the initial model)" >&2
-        exit 2
-    fi
-    STEP="$(tr -d '[:space:]' < "$TRACKER")"
-fi
-if [[ ! "$STEP" =~ ^[0-9]+$ ]]; then
-    echo "error: the step to evaluate must be a number, got '$STEP'" >&2
-    exit 2
-fi
-STEP=$((10#$STEP))
-if (( STEP > 0 )) && [[ ! -d "$CKPT_DIR/global_step_$STEP/actor" ]]; then
-    shopt -s nullglob
-    SAVED=("$CKPT_DIR"/global_step_*)
-    echo "error: no checkpoint $CKPT_DIR/global_step_$STEP/actor (saved: ${SAVED[*]##*/})" >&2
-    exit 2
-fi
-OUT_DIR="$RLIF_ROOT/eval/$RUN_NAME/$STEP"
-mkdir -p "$OUT_DIR" log
-echo "[$(date -Is)] $RUN_NAME: evaluating step $STEP, job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; results in $OUT_DIR"
-
-# ---- model, data -------------------------------------------------------------------------------------------------
-MODEL_ID=Qwen/Qwen3-1.7B
-# hf_model_download.py fills HF_CACHE_DIR (.env); point the hub cache there so the repo id resolves locally.
-if [[ -n "${HF_CACHE_DIR:-}" && -z "${HF_HUB_CACHE:-}" ]]; then
-    export HF_HUB_CACHE="$HF_CACHE_DIR"
-fi
+eval_start
+hub_model Qwen/Qwen3-1.7B
 EVAL_FILES=(
     "$RLIF_ROOT/verl_data/graph/6np_45000/val_easy.parquet"
     "$RLIF_ROOT/verl_data/graph/6np_45000/val_hard.parquet"
 )
-export HF_HUB_OFFLINE=1
-export PYTHONUNBUFFERED=1
+eval_preflight
 
-# ---- preflight: evaluation files, model, GPUs, package versions; one line per problem, within seconds ------------
-echo "[$(date -Is)] $RUN_NAME: preflight (runtime $RLIF_RUNTIME)"
-if ! MODEL_PATH="$(on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.preflight job \
-    --model "$MODEL_ID" --data "${EVAL_FILES[@]}" --checkpoint-dir "$OUT_DIR" \
-    --gpus 1 --gpu-memory-gb 80 --check-versions)"; then
-    echo "error: preflight failed (its lines are above); nothing was started" >&2
-    exit 2
-fi
-if (( STEP == 0 )); then
-    MODEL_TO_EVAL="$MODEL_PATH"
-else
-    MODEL_TO_EVAL="$CKPT_DIR/global_step_$STEP"
-fi
-
-# ---- generation and scoring (resumable: a requeued job skips the prompts already done) --------------------------
 # Sampling: the run's validation decoding (thinking: temperature 0.6, top_p 0.95, top_k 20).
 EVAL_ARGS=(
     generate
@@ -162,32 +57,4 @@ EVAL_ARGS=(
     --think
     --reward-option 'graph_reward="binary"'
 )
-EVAL_PID=""
-
-# shellcheck disable=SC2317,SC2329  # reached through trap
-stop_eval() {
-    if [[ -n "$EVAL_PID" ]] && kill -0 "$EVAL_PID" 2>/dev/null; then
-        kill -TERM "$EVAL_PID" 2>/dev/null || true
-        wait "$EVAL_PID" 2>/dev/null || true
-    fi
-}
-
-# shellcheck disable=SC2317,SC2329  # reached through trap
-on_usr1() {
-    # The time limit is near: stop, requeue; the next start evaluates the same step and skips finished prompts.
-    echo "[$(date -Is)] $RUN_NAME: USR1, stopping and requeueing job $SLURM_JOB_ID"
-    stop_eval
-    scontrol requeue "$SLURM_JOB_ID"
-    exit 0
-}
-
-trap stop_eval EXIT
-trap on_usr1 USR1
-
-on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${EVAL_ARGS[@]}" &
-EVAL_PID=$!
-status=0
-wait "$EVAL_PID" || status=$?
-EVAL_PID=""
-echo "[$(date -Is)] $RUN_NAME: evaluation of step $STEP exited with status $status; results in $OUT_DIR"
-exit "$status"
+eval_run
