@@ -1,9 +1,11 @@
 """The experiment matrix: ``recipe/matrix.yaml`` loaded into frozen, type-checked run specs.
 
-The YAML has three top-level keys. ``defaults`` holds the group's setup; each entry of ``runs`` is deep-merged over
-it (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last over any run built in CPU
-mode (the tiny sizes of the CPU end-to-end test). Typos fail at load time: an unknown key or a value of the wrong
-type raises ``ValueError`` naming the run and the dotted key, so a bad matrix never reaches a GPU queue.
+The YAML has four top-level keys. ``defaults`` holds the group's setup; ``groups`` names shared settings of a family
+of runs (a run joins one with ``group: <name>``); each entry of ``runs`` is deep-merged over the defaults, then over
+its group, then its own keys (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last
+over any run built in CPU mode (the tiny sizes of the CPU end-to-end test). Typos fail at load time: an unknown key
+or a value of the wrong type raises ``ValueError`` naming the run and the dotted key, so a bad matrix never reaches a
+GPU queue.
 
 A run may take settings from the winner of earlier stages (``from_winner``: the ablation chain). The matrix only
 checks the link (earlier stages, a metric name, settings that exist and that the run does not set itself); the
@@ -343,13 +345,17 @@ class Matrix:
         runs: every run, in file order.
         cpu_profile: the raw mapping merged over a run built in CPU mode.
         defaults: the raw defaults mapping (kept so CPU mode can rebuild a run).
-        raw_runs: each run's raw mapping by name (same reason).
+        raw_runs: each run's raw mapping by name, its ``group`` key removed (same reason).
+        groups: each group's raw mapping by name.
+        group_of: the group each run joins, by run name (absent: none).
     """
 
     runs: tuple[RunSpec, ...]
     cpu_profile: Mapping[str, Any]
     defaults: Mapping[str, Any]
     raw_runs: Mapping[str, Mapping[str, Any]]
+    groups: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    group_of: Mapping[str, str] = field(default_factory=dict)
 
     def names(self) -> list[str]:
         """Run names in file order."""
@@ -381,15 +387,16 @@ class Matrix:
         A chained run's link is dropped: the CPU variant trains on the demo's model and data whatever wins."""
         if run.cpu_mode:
             return run
-        raw = deep_merge(deep_merge(self.defaults, self.raw_runs[run.name]), self.cpu_profile)
+        raw = deep_merge(self.merged_raw(run.name), self.cpu_profile)
         raw["cpu_mode"] = True
         raw["name"] = run.name + "_cpu"
         raw.pop("from_winner", None)
         return build_run(raw, where=f"run {run.name!r} (cpu mode)")
 
     def merged_raw(self, name: str) -> dict[str, Any]:
-        """The run's entry merged over the defaults (its settings before any chain link is resolved)."""
-        return deep_merge(self.defaults, self.raw_runs[name])
+        """The run's entry merged over the defaults and its group (its settings before any chain link is resolved)."""
+        group = self.groups.get(self.group_of.get(name, ""), {})
+        return deep_merge(deep_merge(self.defaults, group), self.raw_runs[name])
 
     def resolved(self, name: str, raw: Mapping[str, Any], inherited: Mapping[str, Any]) -> RunSpec:
         """Run ``name`` rebuilt from its merged ``raw`` mapping with the winner's ``inherited`` values (dotted
@@ -418,31 +425,67 @@ def load_matrix(path: Path) -> Matrix:
             (the message names the file, run and key).
     """
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or set(data) - {"defaults", "runs", "cpu_profile"} or "runs" not in data:
-        raise ValueError(f"{path}: expected a mapping with keys defaults, runs, cpu_profile")
+    sections = {"defaults", "groups", "runs", "cpu_profile"}
+    if not isinstance(data, dict) or set(data) - sections or "runs" not in data:
+        raise ValueError(f"{path}: expected a mapping with keys defaults, groups, runs, cpu_profile")
     defaults = data.get("defaults") or {}
     cpu_profile = data.get("cpu_profile") or {}
     if not isinstance(defaults, dict) or not isinstance(cpu_profile, dict) or not isinstance(data["runs"], list):
         raise ValueError(f"{path}: defaults and cpu_profile must be mappings, runs a list")
     if "from_winner" in defaults or "from_winner" in cpu_profile:
         raise ValueError(f"{path}: from_winner belongs to a run entry, not to defaults or cpu_profile")
+    groups = _load_groups(data.get("groups") or {}, path)
     runs: list[RunSpec] = []
     raw_runs: dict[str, Mapping[str, Any]] = {}
-    for index, entry in enumerate(data["runs"]):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+    group_of: dict[str, str] = {}
+    for index, written in enumerate(data["runs"]):
+        if not isinstance(written, dict) or not isinstance(written.get("name"), str):
             raise ValueError(f"{path}: runs[{index}] must be a mapping with a string 'name'")
-        name = entry["name"]
+        name = written["name"]
         if name in raw_runs:
             raise ValueError(f"{path}: duplicate run name {name!r}")
+        entry = dict(written)
+        group = entry.pop("group", None)
+        if group is not None:
+            if group not in groups:
+                raise ValueError(f"{path}: run {name!r}: group {group!r} is not one of groups: {sorted(groups)}")
+            group_of[name] = group
         raw_runs[name] = entry
-        merged = deep_merge(defaults, entry)
+        merged = deep_merge(deep_merge(defaults, groups.get(group, {})), entry)
         if merged.get("cpu_mode") is True:
             merged = deep_merge(merged, cpu_profile)
         run = build_run(merged, where=f"{path}: run {name!r}")
         if run.from_winner is not None:
             check_link(run, entry, runs, where=f"{path}: run {name!r}")
         runs.append(run)
-    return Matrix(runs=tuple(runs), cpu_profile=cpu_profile, defaults=defaults, raw_runs=raw_runs)
+    return Matrix(
+        runs=tuple(runs),
+        cpu_profile=cpu_profile,
+        defaults=defaults,
+        raw_runs=raw_runs,
+        groups=groups,
+        group_of=group_of,
+    )
+
+
+def _load_groups(raw: Any, path: Path) -> dict[str, dict[str, Any]]:
+    """The ``groups`` section: group name -> settings shared by the runs that join it.
+
+    A group holds run settings only; what identifies a run or links it to a winner stays in the run's own entry.
+
+    Raises:
+        ValueError: ``groups`` or a group is not a mapping, or a group sets a key a group cannot hold (names the
+            file, group and key).
+    """
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: groups must be a mapping of group name -> settings, got {raw!r}")
+    for name, settings in raw.items():
+        if not isinstance(settings, dict) or not settings:
+            raise ValueError(f"{path}: groups.{name} must be a non-empty mapping of run settings, got {settings!r}")
+        forbidden = sorted(set(settings) & (TAKE_FORBIDDEN | {"group"}))
+        if forbidden:
+            raise ValueError(f"{path}: groups.{name}: {forbidden[0]!r} belongs to a run entry, not to a group")
+    return raw
 
 
 def check_link(run: RunSpec, entry: Mapping[str, Any], earlier: Sequence[RunSpec], where: str) -> None:
