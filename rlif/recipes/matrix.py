@@ -25,6 +25,9 @@ from typing import Any
 
 import yaml
 
+SHIPPED_MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
+"""The repository's matrix: its ``defaults:`` section is the only place a run setting's default is written."""
+
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 """Run names become file names, Slurm job names and wandb ids: keep them to safe characters."""
 
@@ -47,15 +50,15 @@ class SlurmSpec:
             it. ``.env`` (``RLIF_GPU_MEMORY_GB``) or ``--gpu-memory-gb`` replace it for a cluster.
     """
 
-    nodes: int = 1
-    gpus_per_node: int = 8
-    cpus_per_task: int = 64
-    mem: str = "0"
-    time: str = "5-00:00:00"
-    requeue_signal_seconds: int = 300
-    partition: str = ""
-    account: str = ""
-    gpu_memory_gb: float = 80.0
+    nodes: int
+    gpus_per_node: int
+    cpus_per_task: int
+    mem: str
+    time: str
+    requeue_signal_seconds: int
+    partition: str
+    account: str
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True)
@@ -106,41 +109,41 @@ class TrainSpec:
             overlaps with training; the sampling feedback then arrives about one batch late).
     """
 
-    total_epochs: int = 10
-    total_training_steps: int = 500
-    lr: float = 1e-6
-    train_batch_size: int = 512
-    ppo_mini_batch_size: int = 128
-    micro_batch_per_gpu: int = 4
-    log_prob_micro_batch_per_gpu: int = 4
-    dynamic_batch: bool = True
-    actor_token_budget: int = 0
-    log_prob_token_budget: int = 0
-    ref_token_budget: int = 0
-    max_prompt_length: int = 2048
-    max_response_length: int = 8192
-    rollout_n: int = 8
-    rollout_tp: int = 1
-    gpu_memory_utilization: float = 0.6
-    temperature: float = 1.0
-    sequence_parallel: int = 1
-    actor_offload: bool = True
-    ref_offload: bool = True
-    gradient_checkpointing: bool = True
-    fused_kernels: bool = True
-    entropy_chunking: bool = True
-    lora_rank: int = 0
-    lora_alpha: int = 16
-    use_kl_loss: bool = True
-    kl_loss_coef: float = 0.001
-    kl_loss_type: str = "low_var_kl"
-    entropy_coeff: float = 0.0
-    save_freq: int = 20
-    max_ckpt_to_keep: int = 2
-    test_freq: int = 25
-    val_before_train: bool = True
-    logger: tuple[str, ...] = ("console", "wandb", "file")
-    trainer_mode: str = "sync"
+    total_epochs: int
+    total_training_steps: int
+    lr: float
+    train_batch_size: int
+    ppo_mini_batch_size: int
+    micro_batch_per_gpu: int
+    log_prob_micro_batch_per_gpu: int
+    dynamic_batch: bool
+    actor_token_budget: int
+    log_prob_token_budget: int
+    ref_token_budget: int
+    max_prompt_length: int
+    max_response_length: int
+    rollout_n: int
+    rollout_tp: int
+    gpu_memory_utilization: float
+    temperature: float
+    sequence_parallel: int
+    actor_offload: bool
+    ref_offload: bool
+    gradient_checkpointing: bool
+    fused_kernels: bool
+    entropy_chunking: bool
+    lora_rank: int
+    lora_alpha: int
+    use_kl_loss: bool
+    kl_loss_coef: float
+    kl_loss_type: str
+    entropy_coeff: float
+    save_freq: int
+    max_ckpt_to_keep: int
+    test_freq: int
+    val_before_train: bool
+    logger: tuple[str, ...]
+    trainer_mode: str
 
 
 @dataclass(frozen=True)
@@ -153,9 +156,9 @@ class SamplingSpec:
         top_k: top-k cut (-1: none).
     """
 
-    temperature: float = 0.6
-    top_p: float = 0.95
-    top_k: int = 20
+    temperature: float
+    top_p: float
+    top_k: int
 
 
 @dataclass(frozen=True)
@@ -168,9 +171,9 @@ class ValidationSpec:
         no_think: sampling of runs without thinking.
     """
 
-    n: int = 1
-    think: SamplingSpec = field(default_factory=SamplingSpec)
-    no_think: SamplingSpec = field(default_factory=lambda: SamplingSpec(temperature=0.7, top_p=0.8, top_k=20))
+    n: int
+    think: SamplingSpec
+    no_think: SamplingSpec
 
 
 @dataclass(frozen=True)
@@ -186,11 +189,11 @@ class PlanSpec:
         hbm_tb_per_s: effective memory bandwidth of one GPU during vLLM decoding.
     """
 
-    mean_prompt_tokens: int = 512
-    mean_response_tokens: int = 4096
-    gpu_peak_tflops: float = 989.0
-    mfu: float = 0.3
-    hbm_tb_per_s: float = 2.28
+    mean_prompt_tokens: int
+    mean_response_tokens: int
+    gpu_peak_tflops: float
+    mfu: float
+    hbm_tb_per_s: float
 
 
 @dataclass(frozen=True)
@@ -204,9 +207,9 @@ class RewardSpec:
             ``graph_reward``).
     """
 
-    manager: str = "naive"
-    num_workers: int = 8
-    kwargs: dict[str, Any] = field(default_factory=dict)
+    manager: str
+    num_workers: int
+    kwargs: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -221,10 +224,10 @@ class SamplerSpec:
             ``error`` (stop, naming what changed) or ``resplit`` (re-split the new data and continue).
     """
 
-    name: str = "uniform"
-    params: dict[str, Any] = field(default_factory=dict)
-    seed: int = 1
-    on_data_change: str = "error"
+    name: str
+    params: dict[str, Any]
+    seed: int
+    on_data_change: str
 
 
 @dataclass(frozen=True)
@@ -246,14 +249,14 @@ class EvalSpec:
         time: ``--time`` limit of the job; it requeues at the limit and resumes the finished prompts.
     """
 
-    files: tuple[str, ...] = ()
-    n: int = 8
-    max_response_length: int = 0
-    tp: int = 0
-    gpu_memory_utilization: float = 0.9
-    cpus_per_gpu: int = 16
-    mem_per_gpu: str = "128G"
-    time: str = "12:00:00"
+    files: tuple[str, ...]
+    n: int
+    max_response_length: int
+    tp: int
+    gpu_memory_utilization: float
+    cpus_per_gpu: int
+    mem_per_gpu: str
+    time: str
 
 
 @dataclass(frozen=True)
@@ -301,30 +304,31 @@ class RunSpec:
         plan: assumptions of the planner's time estimate.
         extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
         eval: its evaluation job.
-        from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
-            resolves it, the taken keys hold the defaults' values.
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.cpu_support`` env and
             overrides. Only for the local Slurm test; the GPU scripts never import it.
+        from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
+            resolves it, the taken keys hold the defaults' (or the run's group's) values. The one field with a
+            default: a link belongs to a single run entry, so ``defaults:`` cannot hold it and most runs have none.
     """
 
     name: str
     stage: str
     description: str
-    project: str = "rlif"
-    model: str = "Qwen/Qwen3-8B"
-    think: bool = True
-    train_files: tuple[str, ...] = ()
-    val_files: tuple[str, ...] = ()
-    train: TrainSpec = field(default_factory=TrainSpec)
-    reward: RewardSpec = field(default_factory=RewardSpec)
-    sampler: SamplerSpec = field(default_factory=SamplerSpec)
-    slurm: SlurmSpec = field(default_factory=SlurmSpec)
-    validation: ValidationSpec = field(default_factory=ValidationSpec)
-    plan: PlanSpec = field(default_factory=PlanSpec)
-    extra_overrides: tuple[str, ...] = ()
-    eval: EvalSpec = field(default_factory=EvalSpec)
+    project: str
+    model: str
+    think: bool
+    train_files: tuple[str, ...]
+    val_files: tuple[str, ...]
+    train: TrainSpec
+    reward: RewardSpec
+    sampler: SamplerSpec
+    slurm: SlurmSpec
+    validation: ValidationSpec
+    plan: PlanSpec
+    extra_overrides: tuple[str, ...]
+    eval: EvalSpec
+    cpu_mode: bool
     from_winner: WinnerSpec | None = None
-    cpu_mode: bool = False
 
     @property
     def val_sampling(self) -> SamplingSpec:
@@ -488,6 +492,26 @@ def _load_groups(raw: Any, path: Path) -> dict[str, dict[str, Any]]:
     return raw
 
 
+def default_run(path: Path = SHIPPED_MATRIX, **identity: Any) -> RunSpec:
+    """A run built from the matrix's ``defaults:`` alone: the defaults as a ``RunSpec``, for code that needs the
+    group's setup without naming a run (evaluation of an arbitrary checkpoint, tests that vary one setting).
+
+    Args:
+        path: the matrix file.
+        identity: values for the keys ``defaults:`` cannot hold or that are usually per run (``name``, ``stage``,
+            ``description``, ``train_files``, ...); any other run key replaces the default's value.
+
+    Raises:
+        ValueError: the file is not a matrix, or its defaults miss a setting (names the file and the key).
+    """
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    defaults = data.get("defaults") if isinstance(data, dict) else None
+    if not isinstance(defaults, dict):
+        raise ValueError(f"{path}: expected a mapping with a defaults: mapping")
+    raw = deep_merge(defaults, {"name": "defaults", "stage": "defaults", "description": "the matrix defaults"})
+    return build_run(deep_merge(raw, identity), where=f"{path}: defaults")
+
+
 def check_link(run: RunSpec, entry: Mapping[str, Any], earlier: Sequence[RunSpec], where: str) -> None:
     """A ``from_winner`` link refers only to stages of earlier GPU runs, other than the run's own stage, and takes
     only keys the run leaves to the winner.
@@ -643,7 +667,10 @@ def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
     for f in dataclasses.fields(cls):
         if f.name not in raw:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ValueError(f"{where}: missing required key {prefix + f.name!r}")
+                raise ValueError(
+                    f"{where}: missing required key {prefix + f.name!r} (every run setting has its default in the"
+                    " matrix's defaults: section)"
+                )
             continue
         values[f.name] = _coerce(hints[f.name], raw[f.name], where, prefix + f.name)
     return cls(**values)
