@@ -51,8 +51,7 @@ def test_directives_come_before_the_first_command(scripts):
 def test_overrides_reach_the_script_verbatim(matrix, scripts):
     run = next(r for r in matrix.runs if r.name == "stage2_qwen17b_think_ema_rewardCurriculum_decay")
     text = scripts[run.name]
-    assert "+data.rlif_sampler.params.interval_decay=0.5" in text
-    assert "'+data.rlif_sampler.params.curriculum_sources=[logicif]'" in text
+    assert """'+data.rlif_sampler.params='"'"'{"curriculum_sources":["logicif"],"threshold":0.5,""" in text
     assert '"trainer.default_local_dir=${CKPT_DIR}"' in text
     assert "+data.apply_chat_template_kwargs.enable_thinking=true" in text
     block = text.split("OVERRIDES=(\n", 1)[1].split("\n)\n", 1)[0]
