@@ -31,7 +31,7 @@ PURE_FORBIDDEN = frozenset({"verl", "torch", "ray", "rlif"})
 VERL_GLUE = "rlif.verl_glue"
 """The one package allowed to import verl."""
 
-CPU_SUPPORT = frozenset({"rlif.verl_glue.cpu_support", "rlif.cpu_support"})
+CPU_SUPPORT = frozenset({"rlif.verl_glue.cpu_support"})
 """The CPU-only support, and the module older environments' start-up hook imports to reach it."""
 
 GPU_PATH_ROOTS = ("rlif.verl_glue.hooks", *PURE_PACKAGES)
@@ -236,13 +236,13 @@ def test_a_clean_tree_passes(tmp_path: Path) -> None:
             "rlif.verl_glue.hooks -> rlif.util -> rlif.verl_glue.cpu_support",
         ),
         (
-            {"recipe/job.sh": "python -m rlif.entry\n", "rlif/entry.py": "import rlif.cpu_support\n"},
-            "rlif/entry.py: the GPU path imports the CPU support: rlif.entry -> rlif.cpu_support",
+            {"recipe/job.sh": "python -m rlif.entry\n", "rlif/entry.py": "import rlif.verl_glue.cpu_support\n"},
+            "rlif/entry.py: the GPU path imports the CPU support: rlif.entry -> rlif.verl_glue.cpu_support",
         ),
     ],
     ids=["pure_torch_lazy", "pure_rlif", "pure_dynamic_ray", "verl_outside_glue", "dunder_import", "gpu_chain", "job"],
 )
 def test_a_broken_boundary_is_reported(tmp_path: Path, files: dict[str, str], expected: str) -> None:
-    write_tree(tmp_path, {**CLEAN_TREE, "rlif/cpu_support.py": "import rlif.verl_glue.cpu_support\n", **files})
+    write_tree(tmp_path, {**CLEAN_TREE, **files})
     problems = boundary_violations(tmp_path)
     assert any(problem.startswith(expected) for problem in problems), problems

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rlif.recipes.matrix import RunSpec, TrainSpec, ValidationSpec
+from rlif.recipes.matrix import RunSpec, default_run
 
 
 @dataclass(frozen=True)
@@ -80,18 +80,19 @@ def choose_sampling(
         origin[name] = "defaults"
         return default
 
-    validation = run.validation if run is not None else ValidationSpec()
-    mode = pick("think", think, run.think if run else None, True)
+    defaults = default_run()
+    validation = run.validation if run is not None else defaults.validation
+    mode = pick("think", think, run.think if run else None, defaults.think)
     spec = validation.think if mode else validation.no_think
-    default_spec = ValidationSpec().think if mode else ValidationSpec().no_think
+    default_spec = defaults.validation.think if mode else defaults.validation.no_think
     chosen = Sampling(
         think=mode,
-        n=pick("n", n, validation.n, ValidationSpec().n),
+        n=pick("n", n, validation.n, defaults.validation.n),
         temperature=pick("temperature", temperature, spec.temperature, default_spec.temperature),
         top_p=pick("top_p", top_p, spec.top_p, default_spec.top_p),
         top_k=pick("top_k", top_k, spec.top_k, default_spec.top_k),
         max_tokens=pick(
-            "max_tokens", max_tokens, run.train.max_response_length if run else None, TrainSpec().max_response_length
+            "max_tokens", max_tokens, run.train.max_response_length if run else None, defaults.train.max_response_length
         ),
         seed=seed,
         origin=origin,

@@ -1,9 +1,11 @@
 """The experiment matrix: ``recipe/matrix.yaml`` loaded into frozen, type-checked run specs.
 
-The YAML has three top-level keys. ``defaults`` holds the group's setup; each entry of ``runs`` is deep-merged over
-it (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last over any run built in CPU
-mode (the tiny sizes of the CPU end-to-end test). Typos fail at load time: an unknown key or a value of the wrong
-type raises ``ValueError`` naming the run and the dotted key, so a bad matrix never reaches a GPU queue.
+The YAML has four top-level keys. ``defaults`` holds the group's setup; ``groups`` names shared settings of a family
+of runs (a run joins one with ``group: <name>``); each entry of ``runs`` is deep-merged over the defaults, then over
+its group, then its own keys (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last
+over any run built in CPU mode (the tiny sizes of the CPU end-to-end test). Typos fail at load time: an unknown key
+or a value of the wrong type raises ``ValueError`` naming the run and the dotted key, so a bad matrix never reaches a
+GPU queue.
 
 A run may take settings from the winner of earlier stages (``from_winner``: the ablation chain). The matrix only
 checks the link (earlier stages, a metric name, settings that exist and that the run does not set itself); the
@@ -22,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+SHIPPED_MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
+"""The repository's matrix: its ``defaults:`` section is the only place a run setting's default is written."""
 
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 """Run names become file names, Slurm job names and wandb ids: keep them to safe characters."""
@@ -45,15 +50,15 @@ class SlurmSpec:
             it. ``.env`` (``RLIF_GPU_MEMORY_GB``) or ``--gpu-memory-gb`` replace it for a cluster.
     """
 
-    nodes: int = 1
-    gpus_per_node: int = 8
-    cpus_per_task: int = 64
-    mem: str = "0"
-    time: str = "5-00:00:00"
-    requeue_signal_seconds: int = 300
-    partition: str = ""
-    account: str = ""
-    gpu_memory_gb: float = 80.0
+    nodes: int
+    gpus_per_node: int
+    cpus_per_task: int
+    mem: str
+    time: str
+    requeue_signal_seconds: int
+    partition: str
+    account: str
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True)
@@ -104,41 +109,41 @@ class TrainSpec:
             overlaps with training; the sampling feedback then arrives about one batch late).
     """
 
-    total_epochs: int = 10
-    total_training_steps: int = 500
-    lr: float = 1e-6
-    train_batch_size: int = 512
-    ppo_mini_batch_size: int = 128
-    micro_batch_per_gpu: int = 4
-    log_prob_micro_batch_per_gpu: int = 4
-    dynamic_batch: bool = True
-    actor_token_budget: int = 0
-    log_prob_token_budget: int = 0
-    ref_token_budget: int = 0
-    max_prompt_length: int = 2048
-    max_response_length: int = 8192
-    rollout_n: int = 8
-    rollout_tp: int = 1
-    gpu_memory_utilization: float = 0.6
-    temperature: float = 1.0
-    sequence_parallel: int = 1
-    actor_offload: bool = True
-    ref_offload: bool = True
-    gradient_checkpointing: bool = True
-    fused_kernels: bool = True
-    entropy_chunking: bool = True
-    lora_rank: int = 0
-    lora_alpha: int = 16
-    use_kl_loss: bool = True
-    kl_loss_coef: float = 0.001
-    kl_loss_type: str = "low_var_kl"
-    entropy_coeff: float = 0.0
-    save_freq: int = 20
-    max_ckpt_to_keep: int = 2
-    test_freq: int = 25
-    val_before_train: bool = True
-    logger: tuple[str, ...] = ("console", "wandb", "file")
-    trainer_mode: str = "sync"
+    total_epochs: int
+    total_training_steps: int
+    lr: float
+    train_batch_size: int
+    ppo_mini_batch_size: int
+    micro_batch_per_gpu: int
+    log_prob_micro_batch_per_gpu: int
+    dynamic_batch: bool
+    actor_token_budget: int
+    log_prob_token_budget: int
+    ref_token_budget: int
+    max_prompt_length: int
+    max_response_length: int
+    rollout_n: int
+    rollout_tp: int
+    gpu_memory_utilization: float
+    temperature: float
+    sequence_parallel: int
+    actor_offload: bool
+    ref_offload: bool
+    gradient_checkpointing: bool
+    fused_kernels: bool
+    entropy_chunking: bool
+    lora_rank: int
+    lora_alpha: int
+    use_kl_loss: bool
+    kl_loss_coef: float
+    kl_loss_type: str
+    entropy_coeff: float
+    save_freq: int
+    max_ckpt_to_keep: int
+    test_freq: int
+    val_before_train: bool
+    logger: tuple[str, ...]
+    trainer_mode: str
 
 
 @dataclass(frozen=True)
@@ -151,9 +156,9 @@ class SamplingSpec:
         top_k: top-k cut (-1: none).
     """
 
-    temperature: float = 0.6
-    top_p: float = 0.95
-    top_k: int = 20
+    temperature: float
+    top_p: float
+    top_k: int
 
 
 @dataclass(frozen=True)
@@ -166,9 +171,9 @@ class ValidationSpec:
         no_think: sampling of runs without thinking.
     """
 
-    n: int = 1
-    think: SamplingSpec = field(default_factory=SamplingSpec)
-    no_think: SamplingSpec = field(default_factory=lambda: SamplingSpec(temperature=0.7, top_p=0.8, top_k=20))
+    n: int
+    think: SamplingSpec
+    no_think: SamplingSpec
 
 
 @dataclass(frozen=True)
@@ -184,11 +189,11 @@ class PlanSpec:
         hbm_tb_per_s: effective memory bandwidth of one GPU during vLLM decoding.
     """
 
-    mean_prompt_tokens: int = 512
-    mean_response_tokens: int = 4096
-    gpu_peak_tflops: float = 989.0
-    mfu: float = 0.3
-    hbm_tb_per_s: float = 2.28
+    mean_prompt_tokens: int
+    mean_response_tokens: int
+    gpu_peak_tflops: float
+    mfu: float
+    hbm_tb_per_s: float
 
 
 @dataclass(frozen=True)
@@ -202,9 +207,9 @@ class RewardSpec:
             ``graph_reward``).
     """
 
-    manager: str = "naive"
-    num_workers: int = 8
-    kwargs: dict[str, Any] = field(default_factory=dict)
+    manager: str
+    num_workers: int
+    kwargs: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -219,10 +224,10 @@ class SamplerSpec:
             ``error`` (stop, naming what changed) or ``resplit`` (re-split the new data and continue).
     """
 
-    name: str = "uniform"
-    params: dict[str, Any] = field(default_factory=dict)
-    seed: int = 1
-    on_data_change: str = "error"
+    name: str
+    params: dict[str, Any]
+    seed: int
+    on_data_change: str
 
 
 @dataclass(frozen=True)
@@ -244,14 +249,14 @@ class EvalSpec:
         time: ``--time`` limit of the job; it requeues at the limit and resumes the finished prompts.
     """
 
-    files: tuple[str, ...] = ()
-    n: int = 8
-    max_response_length: int = 0
-    tp: int = 0
-    gpu_memory_utilization: float = 0.9
-    cpus_per_gpu: int = 16
-    mem_per_gpu: str = "128G"
-    time: str = "12:00:00"
+    files: tuple[str, ...]
+    n: int
+    max_response_length: int
+    tp: int
+    gpu_memory_utilization: float
+    cpus_per_gpu: int
+    mem_per_gpu: str
+    time: str
 
 
 @dataclass(frozen=True)
@@ -299,30 +304,31 @@ class RunSpec:
         plan: assumptions of the planner's time estimate.
         extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
         eval: its evaluation job.
-        from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
-            resolves it, the taken keys hold the defaults' values.
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.verl_glue.cpu_support``
             env and overrides. Only for the local Slurm test and the CPU demo; the GPU scripts never import it.
+        from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
+            resolves it, the taken keys hold the defaults' (or the run's group's) values. The one field with a
+            default: a link belongs to a single run entry, so ``defaults:`` cannot hold it and most runs have none.
     """
 
     name: str
     stage: str
     description: str
-    project: str = "rlif"
-    model: str = "Qwen/Qwen3-8B"
-    think: bool = True
-    train_files: tuple[str, ...] = ()
-    val_files: tuple[str, ...] = ()
-    train: TrainSpec = field(default_factory=TrainSpec)
-    reward: RewardSpec = field(default_factory=RewardSpec)
-    sampler: SamplerSpec = field(default_factory=SamplerSpec)
-    slurm: SlurmSpec = field(default_factory=SlurmSpec)
-    validation: ValidationSpec = field(default_factory=ValidationSpec)
-    plan: PlanSpec = field(default_factory=PlanSpec)
-    extra_overrides: tuple[str, ...] = ()
-    eval: EvalSpec = field(default_factory=EvalSpec)
+    project: str
+    model: str
+    think: bool
+    train_files: tuple[str, ...]
+    val_files: tuple[str, ...]
+    train: TrainSpec
+    reward: RewardSpec
+    sampler: SamplerSpec
+    slurm: SlurmSpec
+    validation: ValidationSpec
+    plan: PlanSpec
+    extra_overrides: tuple[str, ...]
+    eval: EvalSpec
+    cpu_mode: bool
     from_winner: WinnerSpec | None = None
-    cpu_mode: bool = False
 
     @property
     def val_sampling(self) -> SamplingSpec:
@@ -343,13 +349,17 @@ class Matrix:
         runs: every run, in file order.
         cpu_profile: the raw mapping merged over a run built in CPU mode.
         defaults: the raw defaults mapping (kept so CPU mode can rebuild a run).
-        raw_runs: each run's raw mapping by name (same reason).
+        raw_runs: each run's raw mapping by name, its ``group`` key removed (same reason).
+        groups: each group's raw mapping by name.
+        group_of: the group each run joins, by run name (absent: none).
     """
 
     runs: tuple[RunSpec, ...]
     cpu_profile: Mapping[str, Any]
     defaults: Mapping[str, Any]
     raw_runs: Mapping[str, Mapping[str, Any]]
+    groups: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    group_of: Mapping[str, str] = field(default_factory=dict)
 
     def names(self) -> list[str]:
         """Run names in file order."""
@@ -381,15 +391,16 @@ class Matrix:
         A chained run's link is dropped: the CPU variant trains on the demo's model and data whatever wins."""
         if run.cpu_mode:
             return run
-        raw = deep_merge(deep_merge(self.defaults, self.raw_runs[run.name]), self.cpu_profile)
+        raw = deep_merge(self.merged_raw(run.name), self.cpu_profile)
         raw["cpu_mode"] = True
         raw["name"] = run.name + "_cpu"
         raw.pop("from_winner", None)
         return build_run(raw, where=f"run {run.name!r} (cpu mode)")
 
     def merged_raw(self, name: str) -> dict[str, Any]:
-        """The run's entry merged over the defaults (its settings before any chain link is resolved)."""
-        return deep_merge(self.defaults, self.raw_runs[name])
+        """The run's entry merged over the defaults and its group (its settings before any chain link is resolved)."""
+        group = self.groups.get(self.group_of.get(name, ""), {})
+        return deep_merge(deep_merge(self.defaults, group), self.raw_runs[name])
 
     def resolved(self, name: str, raw: Mapping[str, Any], inherited: Mapping[str, Any]) -> RunSpec:
         """Run ``name`` rebuilt from its merged ``raw`` mapping with the winner's ``inherited`` values (dotted
@@ -418,31 +429,87 @@ def load_matrix(path: Path) -> Matrix:
             (the message names the file, run and key).
     """
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or set(data) - {"defaults", "runs", "cpu_profile"} or "runs" not in data:
-        raise ValueError(f"{path}: expected a mapping with keys defaults, runs, cpu_profile")
+    sections = {"defaults", "groups", "runs", "cpu_profile"}
+    if not isinstance(data, dict) or set(data) - sections or "runs" not in data:
+        raise ValueError(f"{path}: expected a mapping with keys defaults, groups, runs, cpu_profile")
     defaults = data.get("defaults") or {}
     cpu_profile = data.get("cpu_profile") or {}
     if not isinstance(defaults, dict) or not isinstance(cpu_profile, dict) or not isinstance(data["runs"], list):
         raise ValueError(f"{path}: defaults and cpu_profile must be mappings, runs a list")
     if "from_winner" in defaults or "from_winner" in cpu_profile:
         raise ValueError(f"{path}: from_winner belongs to a run entry, not to defaults or cpu_profile")
+    groups = _load_groups(data.get("groups") or {}, path)
     runs: list[RunSpec] = []
     raw_runs: dict[str, Mapping[str, Any]] = {}
-    for index, entry in enumerate(data["runs"]):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+    group_of: dict[str, str] = {}
+    for index, written in enumerate(data["runs"]):
+        if not isinstance(written, dict) or not isinstance(written.get("name"), str):
             raise ValueError(f"{path}: runs[{index}] must be a mapping with a string 'name'")
-        name = entry["name"]
+        name = written["name"]
         if name in raw_runs:
             raise ValueError(f"{path}: duplicate run name {name!r}")
+        entry = dict(written)
+        group = entry.pop("group", None)
+        if group is not None:
+            if group not in groups:
+                raise ValueError(f"{path}: run {name!r}: group {group!r} is not one of groups: {sorted(groups)}")
+            group_of[name] = group
         raw_runs[name] = entry
-        merged = deep_merge(defaults, entry)
+        merged = deep_merge(deep_merge(defaults, groups.get(group, {})), entry)
         if merged.get("cpu_mode") is True:
             merged = deep_merge(merged, cpu_profile)
         run = build_run(merged, where=f"{path}: run {name!r}")
         if run.from_winner is not None:
             check_link(run, entry, runs, where=f"{path}: run {name!r}")
         runs.append(run)
-    return Matrix(runs=tuple(runs), cpu_profile=cpu_profile, defaults=defaults, raw_runs=raw_runs)
+    return Matrix(
+        runs=tuple(runs),
+        cpu_profile=cpu_profile,
+        defaults=defaults,
+        raw_runs=raw_runs,
+        groups=groups,
+        group_of=group_of,
+    )
+
+
+def _load_groups(raw: Any, path: Path) -> dict[str, dict[str, Any]]:
+    """The ``groups`` section: group name -> settings shared by the runs that join it.
+
+    A group holds run settings only; what identifies a run or links it to a winner stays in the run's own entry.
+
+    Raises:
+        ValueError: ``groups`` or a group is not a mapping, or a group sets a key a group cannot hold (names the
+            file, group and key).
+    """
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: groups must be a mapping of group name -> settings, got {raw!r}")
+    for name, settings in raw.items():
+        if not isinstance(settings, dict) or not settings:
+            raise ValueError(f"{path}: groups.{name} must be a non-empty mapping of run settings, got {settings!r}")
+        forbidden = sorted(set(settings) & (TAKE_FORBIDDEN | {"group"}))
+        if forbidden:
+            raise ValueError(f"{path}: groups.{name}: {forbidden[0]!r} belongs to a run entry, not to a group")
+    return raw
+
+
+def default_run(path: Path = SHIPPED_MATRIX, **identity: Any) -> RunSpec:
+    """A run built from the matrix's ``defaults:`` alone: the defaults as a ``RunSpec``, for code that needs the
+    group's setup without naming a run (evaluation of an arbitrary checkpoint, tests that vary one setting).
+
+    Args:
+        path: the matrix file.
+        identity: values for the keys ``defaults:`` cannot hold or that are usually per run (``name``, ``stage``,
+            ``description``, ``train_files``, ...); any other run key replaces the default's value.
+
+    Raises:
+        ValueError: the file is not a matrix, or its defaults miss a setting (names the file and the key).
+    """
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    defaults = data.get("defaults") if isinstance(data, dict) else None
+    if not isinstance(defaults, dict):
+        raise ValueError(f"{path}: expected a mapping with a defaults: mapping")
+    raw = deep_merge(defaults, {"name": "defaults", "stage": "defaults", "description": "the matrix defaults"})
+    return build_run(deep_merge(raw, identity), where=f"{path}: defaults")
 
 
 def check_link(run: RunSpec, entry: Mapping[str, Any], earlier: Sequence[RunSpec], where: str) -> None:
@@ -600,7 +667,10 @@ def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
     for f in dataclasses.fields(cls):
         if f.name not in raw:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ValueError(f"{where}: missing required key {prefix + f.name!r}")
+                raise ValueError(
+                    f"{where}: missing required key {prefix + f.name!r} (every run setting has its default in the"
+                    " matrix's defaults: section)"
+                )
             continue
         values[f.name] = _coerce(hints[f.name], raw[f.name], where, prefix + f.name)
     return cls(**values)

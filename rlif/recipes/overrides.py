@@ -10,6 +10,7 @@ and the verl check substitutes placeholders (``runtime_values``).
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Mapping
@@ -32,8 +33,7 @@ options the reward families declare."""
 PLUS_KEYS = (
     re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),
     re.compile(r"^reward\.custom_reward_function\.reward_kwargs\.(" + "|".join(sorted(REWARD_KWARGS)) + r")$"),
-    re.compile(r"^data\.rlif_sampler\.(name|seed|on_data_change)$"),
-    re.compile(r"^data\.rlif_sampler\.params(\.[A-Za-z_][\w-]*)+$"),
+    re.compile(r"^data\.rlif_sampler\.(name|params|seed|on_data_change)$"),
 )
 """The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options and sampler."""
 
@@ -119,21 +119,22 @@ def hydra_value(value: Any) -> str:
     raise ValueError(f"cannot express {value!r} ({type(value).__name__}) as a Hydra override value")
 
 
-def flatten(prefix: str, mapping: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """Nested mapping -> ``(dotted key, leaf value)`` pairs; each key segment must be a plain identifier.
+def json_value(mapping: Mapping[str, Any]) -> str:
+    """A mapping as one Hydra override value: JSON text in single quotes, which the reader ``json.loads``.
+
+    Hydra's key grammar has no quoting, so a key such as the source ``graph/tsp`` cannot be a dotted override
+    segment; as JSON text any key and value survives. ``$`` and ``'`` are written as JSON's ``\\u`` escapes (valid
+    only inside JSON strings, where they can only occur), so neither OmegaConf interpolation nor the quote can end
+    or change the text.
 
     Raises:
-        ValueError: a key segment Hydra cannot address (e.g. ``graph/tsp``).
+        ValueError: a value JSON cannot carry (names the value).
     """
-    pairs: list[tuple[str, Any]] = []
-    for name, value in mapping.items():
-        if not _SEGMENT.match(str(name)):
-            raise ValueError(f"key {prefix}.{name} cannot be a Hydra key segment")
-        if isinstance(value, Mapping):
-            pairs.extend(flatten(f"{prefix}.{name}", value))
-        else:
-            pairs.append((f"{prefix}.{name}", value))
-    return pairs
+    try:
+        text = json.dumps(mapping, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"cannot write {mapping!r} as JSON: {err}") from None
+    return "'" + text.replace("$", "\\u0024").replace("'", "\\u0027") + "'"
 
 
 def file_list(variable: str) -> str:
@@ -158,6 +159,9 @@ def build_overrides(run: RunSpec) -> list[Override]:
     actor_budget, log_prob_budget, ref_budget = token_budgets(run)
     longest = t.max_prompt_length + t.max_response_length
     sampling = run.val_sampling
+    sampler_params = []  # the uniform policy takes none: no override
+    if run.sampler.params:
+        sampler_params = [Override("data.rlif_sampler.params", json_value(run.sampler.params), plus=True)]
     ov: list[tuple[str, Any] | Override] = [
         ("algorithm.adv_estimator", "grpo"),
         ("algorithm.use_kl_in_reward", False),
@@ -176,7 +180,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
         Override("data.rlif_sampler.name", hydra_value(run.sampler.name), plus=True),
         Override("data.rlif_sampler.seed", hydra_value(run.sampler.seed), plus=True),
         Override("data.rlif_sampler.on_data_change", hydra_value(run.sampler.on_data_change), plus=True),
-        *[Override(k, hydra_value(v), plus=True) for k, v in flatten("data.rlif_sampler.params", run.sampler.params)],
+        *sampler_params,
         # model and actor
         Override("actor_rollout_ref.model.path", "${MODEL_PATH}"),
         ("actor_rollout_ref.model.use_remove_padding", True),

@@ -22,6 +22,7 @@ and demo_phase.py for CPU runs); tests/verl_glue pins its behaviour.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections import defaultdict
@@ -59,7 +60,14 @@ def _as_list(files: Any) -> list[str]:
 
 
 def _sampler_config(config: DictConfig) -> tuple[str, dict[str, Any], int, str]:
-    """Read ``data.rlif_sampler.{name,params,seed,on_data_change}``; without it the uniform policy is used."""
+    """Read ``data.rlif_sampler.{name,params,seed,on_data_change}``; without it the uniform policy is used.
+
+    ``params`` is JSON text (what generated scripts write: any key survives, e.g. a source ``graph/tsp``) or a
+    mapping composed by Hydra (a hand-written ``+data.rlif_sampler.params.<k>=...``).
+
+    Raises:
+        ValueError: an unknown key, params that are not a JSON object or mapping, or a bad ``on_data_change``.
+    """
     node = config.get("rlif_sampler", None)
     if node is None:
         return "uniform", {}, 0, "error"
@@ -69,7 +77,15 @@ def _sampler_config(config: DictConfig) -> tuple[str, dict[str, Any], int, str]:
             f"data.rlif_sampler: unknown key(s) {sorted(unknown)}; expected name, params, seed, on_data_change"
         )
     params = node.get("params", None)
-    params_dict = OmegaConf.to_container(params, resolve=True) if params is not None else {}
+    if isinstance(params, str):
+        try:
+            params_dict = json.loads(params)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"data.rlif_sampler.params: not JSON text ({err}): {params[:80]!r}") from None
+    else:
+        params_dict = OmegaConf.to_container(params, resolve=True) if params is not None else {}
+    if not isinstance(params_dict, dict):
+        raise ValueError(f"data.rlif_sampler.params must be a JSON object or a mapping, got {params_dict!r}")
     on_data_change = str(node.get("on_data_change", "error"))
     if on_data_change not in ON_DATA_CHANGE:
         raise ValueError(f"{SETTING} must be one of {list(ON_DATA_CHANGE)}, got {on_data_change!r}")

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from recipe_matrices import with_shipped_defaults
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
@@ -161,7 +162,9 @@ BASE = "defaults: {train_files: [x.parquet]}\nruns:\n  - {name: a, stage: s1, de
 )
 def test_link_syntax_errors_name_the_run_and_key(tmp_path, capsys, entry, message):
     matrix = tmp_path / "m.yaml"
-    matrix.write_text(BASE + f"  - name: b\n    stage: s2\n    description: d\n    {entry}\n", encoding="utf-8")
+    matrix.write_text(
+        with_shipped_defaults(BASE + f"  - name: b\n    stage: s2\n    description: d\n    {entry}\n"), encoding="utf-8"
+    )
     if not message:
         assert main(["--matrix", str(matrix), "--list"]) == 0
         return
@@ -173,8 +176,10 @@ def test_link_syntax_errors_name_the_run_and_key(tmp_path, capsys, entry, messag
 def test_from_winner_belongs_to_runs(tmp_path, capsys):
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        "defaults: {train_files: [x.parquet], from_winner: {stage: s, metric: m, take: [lr]}}\n"
-        "runs:\n  - {name: a, stage: s1, description: d}\n",
+        with_shipped_defaults(
+            "defaults: {train_files: [x.parquet], from_winner: {stage: s, metric: m, take: [lr]}}\n"
+            "runs:\n  - {name: a, stage: s1, description: d}\n",
+        ),
         encoding="utf-8",
     )
     assert main(["--matrix", str(matrix), "--list"]) == 2
@@ -184,8 +189,10 @@ def test_from_winner_belongs_to_runs(tmp_path, capsys):
 def test_a_winner_without_the_setting_is_an_error(tmp_path, capsys):
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        BASE + "  - name: b\n    stage: s2\n    description: d\n"
-        "    from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n",
+        with_shipped_defaults(
+            BASE + "  - name: b\n    stage: s2\n    description: d\n"
+            "    from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n",
+        ),
         encoding="utf-8",
     )
     eval_root = tmp_path / "eval"

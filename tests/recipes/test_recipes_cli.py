@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from recipe_matrices import with_shipped_defaults
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
@@ -69,8 +70,10 @@ def test_cpu_mode_flag_writes_a_cpu_variant(tmp_path):
 def test_invalid_run_fails_with_run_and_key(tmp_path, capsys, override, expected):
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        "defaults: {train_files: [x.parquet]}\n"
-        f"runs:\n  - {{name: bad, stage: s, description: d, extra_overrides: ['{override}']}}\n",
+        with_shipped_defaults(
+            "defaults: {train_files: [x.parquet]}\n"
+            f"runs:\n  - {{name: bad, stage: s, description: d, extra_overrides: ['{override}']}}\n",
+        ),
         encoding="utf-8",
     )
     out = tmp_path / "out"
@@ -91,9 +94,11 @@ def test_preflight_refuses_missing_data_and_model(tmp_path, capsys, monkeypatch)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if1000_logicif100.parquet],"
-        " train: {total_training_steps: 0}}\n"
-        "runs:\n  - {name: typo, stage: s, description: d}\n",
+        with_shipped_defaults(
+            "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if1000_logicif100.parquet],"
+            " train: {total_training_steps: 0}}\n"
+            "runs:\n  - {name: typo, stage: s, description: d}\n",
+        ),
         encoding="utf-8",
     )
     out = tmp_path / "out"
@@ -133,8 +138,10 @@ def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
     env_file.write_text(f"HF_CACHE_DIR={tmp_path / 'cache'}\n", encoding="utf-8")
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if4_logicif4.parquet],"
-        " val_files: [verl_data/if4_logicif4.parquet]}\nruns:\n  - {name: ok, stage: s, description: d}\n",
+        with_shipped_defaults(
+            "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if4_logicif4.parquet],"
+            " val_files: [verl_data/if4_logicif4.parquet]}\nruns:\n  - {name: ok, stage: s, description: d}\n",
+        ),
         encoding="utf-8",
     )
     runs = load_matrix(matrix).runs

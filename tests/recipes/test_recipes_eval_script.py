@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from recipe_matrices import with_shipped_defaults
 
 from rlif.recipes.cli import main
 from rlif.recipes.eval_script import EVAL_SUBDIR, plan_eval, render_eval_script
@@ -78,8 +79,10 @@ def test_a_pinned_tensor_parallel_size_is_checked(matrix):
 def test_generation_refuses_an_impossible_evaluation(tmp_path, capsys):
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
-        "defaults: {train_files: [x.parquet], model: Qwen/Qwen3-8B, eval: {n: 512}}\n"
-        "runs:\n  - {name: big, stage: s, description: d}\n",
+        with_shipped_defaults(
+            "defaults: {train_files: [x.parquet], model: Qwen/Qwen3-8B, eval: {n: 512}}\n"
+            "runs:\n  - {name: big, stage: s, description: d}\n",
+        ),
         encoding="utf-8",
     )
     assert main(["--matrix", str(matrix), "--skip-verl-check", "--skip-preflight", "--out", str(tmp_path / "o")]) == 1

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
+import yaml
+from recipe_matrices import with_shipped_defaults
 
-from rlif.recipes.matrix import WinnerSpec, load_matrix
+from rlif.recipes import matrix as m
+from rlif.recipes.matrix import SHIPPED_MATRIX, WinnerSpec, default_run, load_matrix
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 
@@ -132,7 +136,9 @@ def test_unknown_selection_lists_known(matrix):
 )
 def test_bad_entries_name_run_and_key(tmp_path, entry, message):
     path = tmp_path / "m.yaml"
-    path.write_text(f"defaults: {{train_files: [x.parquet]}}\nruns:\n  - {entry}\n", encoding="utf-8")
+    path.write_text(
+        with_shipped_defaults(f"defaults: {{train_files: [x.parquet]}}\nruns:\n  - {entry}\n"), encoding="utf-8"
+    )
     with pytest.raises(ValueError, match=message):
         load_matrix(path)
 
@@ -140,6 +146,115 @@ def test_bad_entries_name_run_and_key(tmp_path, entry, message):
 def test_duplicate_run_names(tmp_path):
     path = tmp_path / "m.yaml"
     entry = "{name: a, stage: s, description: d, train_files: [x.parquet]}"
-    path.write_text(f"runs:\n  - {entry}\n  - {entry}\n", encoding="utf-8")
+    path.write_text(with_shipped_defaults(f"runs:\n  - {entry}\n  - {entry}\n"), encoding="utf-8")
     with pytest.raises(ValueError, match="duplicate run name 'a'"):
         load_matrix(path)
+
+
+def test_graph_runs_share_the_graph_group(matrix):
+    graph_runs = [r for r in matrix.runs if r.stage.startswith("graph_")]
+    assert len(graph_runs) == 13
+    assert all(matrix.group_of[r.name] == "graph" for r in graph_runs)
+    for run in graph_runs:
+        assert run.val_files == (
+            "verl_data/graph/6np_45000/val_easy.parquet",
+            "verl_data/graph/6np_45000/val_hard.parquet",
+        ), run.name
+        assert (run.train.max_prompt_length, run.train.sequence_parallel) == (5120, 4), run.name
+        assert run.plan.mean_prompt_tokens == 2048, run.name
+        # the group's keys merge under the run's own: only the reward variant changes, the manager stays remote
+        assert (run.reward.manager, run.reward.num_workers) == ("remote", 16), run.name
+    rewards = {r.name: r.reward.kwargs["graph_reward"] for r in graph_runs if r.stage == "graph_reward"}
+    assert sorted(rewards.values()) == [
+        "binary_format",
+        "binary_format_repeat",
+        "complicated",
+        "ratio_quality_format_repeat",
+    ]
+    models = {r.name: r.model for r in graph_runs if r.stage == "graph_base"}
+    assert models["graph_qwen8b_think_best"] == "Qwen/Qwen3-8B"  # a run's own key beats its group's
+    # the group sits between the defaults and the run: untouched keys still come from the defaults
+    assert all(r.train.lr == 1e-6 and r.train.rollout_n == 8 for r in graph_runs)
+
+
+def test_cpu_mode_keeps_the_group(matrix):
+    cpu = matrix.in_cpu_mode(next(r for r in matrix.runs if r.name == "graph_qwen17b_think_6np45000_binary"))
+    assert cpu.reward.manager == "remote" and cpu.reward.num_workers == 1  # group, then the CPU profile over it
+    assert cpu.val_files[0].endswith("val_easy.parquet")
+
+
+@pytest.mark.parametrize(
+    ("groups", "group", "message"),
+    [
+        ("{g: {train: {lr: 2.0e-6}}}", "h", r"run 'a': group 'h' is not one of groups: \['g'\]"),
+        ("[g]", "g", r"groups must be a mapping of group name -> settings"),
+        ("{g: {}}", "g", r"groups\.g must be a non-empty mapping of run settings"),
+        ("{g: {stage: s}}", "g", r"groups\.g: 'stage' belongs to a run entry, not to a group"),
+        ("{g: {from_winner: {stage: s, metric: m, take: [model]}}}", "g", r"groups\.g: 'from_winner' belongs"),
+        ("{g: {train: {lrr: 1.0}}}", "g", r"run 'a'.*unknown key.*train\.lrr"),
+    ],
+)
+def test_bad_groups_name_the_group_and_key(tmp_path, groups, group, message):
+    path = tmp_path / "m.yaml"
+    entry = f"{{name: a, stage: s, description: d, group: {group}}}"
+    path.write_text(
+        with_shipped_defaults(f"defaults: {{train_files: [x.parquet]}}\ngroups: {groups}\nruns:\n  - {entry}\n"),
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match=message):
+        load_matrix(path)
+
+
+def test_group_merges_between_defaults_and_run(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        with_shipped_defaults(
+            "defaults: {train_files: [x.parquet], train: {lr: 1.0e-6, rollout_n: 8}}\n"
+            "groups: {g: {train: {lr: 2.0e-6, rollout_n: 4}}}\n"
+            "runs:\n"
+            "  - {name: a, stage: s, description: d, group: g, train: {rollout_n: 16}}\n"
+            "  - {name: b, stage: s, description: d}\n",
+        ),
+        encoding="utf-8",
+    )
+    matrix = load_matrix(path)
+    a, b = matrix.runs
+    assert (a.train.lr, a.train.rollout_n) == (2e-6, 16)
+    assert (b.train.lr, b.train.rollout_n) == (1e-6, 8)
+    assert (matrix.merged_raw("a")["train"]["lr"], matrix.merged_raw("a")["train"]["rollout_n"]) == (2e-6, 16)
+
+
+def test_every_default_lives_in_the_matrix_yaml():
+    """The run specs carry no defaults of their own (only a run's chain link is optional), so the YAML's
+    ``defaults:`` is the one place a default is written."""
+    specs = [m.RunSpec, m.TrainSpec, m.RewardSpec, m.SamplerSpec, m.SlurmSpec, m.ValidationSpec, m.SamplingSpec]
+    specs += [m.PlanSpec, m.EvalSpec]
+    with_default = [
+        f"{spec.__name__}.{f.name}"
+        for spec in specs
+        for f in dataclasses.fields(spec)
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    ]
+    assert with_default == ["RunSpec.from_winner"]
+
+
+@pytest.mark.parametrize("key", ["train.lr", "slurm.account", "sampler.on_data_change", "validation.no_think.top_k"])
+def test_a_setting_missing_from_the_defaults_names_the_key_and_file(tmp_path, key):
+    data = yaml.safe_load(SHIPPED_MATRIX.read_text(encoding="utf-8"))
+    *parents, last = key.split(".")
+    node = data["defaults"]
+    for part in parents:
+        node = node[part]
+    del node[last]
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{path}: run '[^']+': missing required key '{key}' \(every run setting"):
+        load_matrix(path)
+
+
+def test_default_run_is_the_yaml_defaults(matrix):
+    run = default_run(train_files=["x.parquet"])
+    assert run.train.max_response_length == matrix.defaults["train"]["max_response_length"]
+    assert run.validation.no_think.temperature == matrix.defaults["validation"]["no_think"]["temperature"]
+    assert run.slurm.partition == "" and run.sampler.on_data_change == "error"
+    assert default_run(train={"lr": 3e-6}).train.lr == 3e-6

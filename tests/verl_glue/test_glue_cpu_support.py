@@ -36,19 +36,11 @@ def test_install_writes_start_up_hook_and_vllm_record(tmp_path: Path) -> None:
     assert f"__import__('{cpu_support.__name__}')" in line
 
 
-LEGACY_HOOK = "import os; os.environ.get('RLIF_CPU_MODE') == '1' and __import__('rlif.cpu_support')"
-"""The start-up hook environments set up before the CPU support moved into ``rlif.verl_glue`` still carry."""
-
-
-@pytest.mark.parametrize("hook", ["installed", "legacy"])
 @pytest.mark.parametrize("cpu_mode", [True, False])
-def test_start_up_hook_activates_the_patches_in_cpu_mode_only(tmp_path: Path, hook: str, cpu_mode: bool) -> None:
-    """The hook line as Python's site module runs it: the current one and the one older environments carry."""
-    if hook == "installed":
-        cpu_support.install(tmp_path)
-        line = (tmp_path / cpu_support.PTH_NAME).read_text().strip()
-    else:
-        line = LEGACY_HOOK
+def test_start_up_hook_activates_the_patches_in_cpu_mode_only(tmp_path: Path, cpu_mode: bool) -> None:
+    """The hook line as Python's site module runs it."""
+    cpu_support.install(tmp_path)
+    line = (tmp_path / cpu_support.PTH_NAME).read_text().strip()
     code = f"{line}\nimport sys\nprint(any(type(f).__name__ == '_PostImportFinder' for f in sys.meta_path))\n"
     env = {k: v for k, v in os.environ.items() if k != cpu_support.CPU_MODE_ENV}
     if cpu_mode:
