@@ -92,7 +92,7 @@ def test_one_update_at_the_matrix_learning_rate_moves_the_weights(demo: DemoLayo
         }
     shard = demo.checkpoints / f"global_step_{step}" / "actor" / "model_world_size_1_rank_0.pt"
     after = torch.load(shard, map_location="cpu", weights_only=False)
-    checked = 0
+    checked = moved_total = total = 0
     for name, value in after.items():
         weight = getattr(value, "_local_tensor", value)  # one rank: the DTensor's local shard is the whole tensor
         if name not in before:
@@ -105,7 +105,10 @@ def test_one_update_at_the_matrix_learning_rate_moves_the_weights(demo: DemoLayo
         start = before[name]
         delta = (weight - start).abs()
         moved = delta[delta > 0]
-        assert moved.numel() / delta.numel() > 0.99, f"{name}: only {moved.numel() / delta.numel():.3f} moved"
+        # a coordinate whose gradient is far below Adam's eps moves by far less than an fp32 ulp: a few per tensor
+        assert moved.numel() / delta.numel() > 0.9, f"{name}: only {moved.numel() / delta.numel():.3f} moved"
+        moved_total += moved.numel()
+        total += delta.numel()
         # |step| = lr * factor (Adam's first update with a gradient) + lr * wd * |w| (weight decay), up to fp32
         # rounding of w + step
         assert 0.9 * expected < moved.median().item() < 1.1 * expected, name
@@ -117,6 +120,7 @@ def test_one_update_at_the_matrix_learning_rate_moves_the_weights(demo: DemoLayo
             assert same_in_bf16 > 0.9, f"{name}: {same_in_bf16:.3f}"
         checked += 1
     assert checked == len(before)  # every tensor of the model (tied lm_head included in the embedding)
+    assert moved_total / total > 0.99, f"only {moved_total / total:.4f} of all weights moved"
 
 
 def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
