@@ -13,7 +13,6 @@ Results are flat metrics (``metrics.json``'s ``metrics`` from ``python -m rlif.e
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rlif.eval.metrics import lower_is_better
-from rlif.eval.outputs import METRICS_FILE
+from rlif.eval.outputs import METRICS_FILE, read_metrics
 
 
 @dataclass(frozen=True)
@@ -144,20 +143,5 @@ def latest_results(eval_root: Path, runs: Sequence[str]) -> dict[str, dict[str, 
         if directory.is_dir():
             found += [(int(p.parent.name), p) for p in directory.glob(f"*/{METRICS_FILE}") if p.parent.name.isdigit()]
         if found:
-            out[run] = _flat_metrics(max(found)[1])
+            out[run] = read_metrics(max(found)[1])
     return out
-
-
-def _flat_metrics(path: Path) -> dict[str, float]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err.msg})") from None
-    metrics = document.get("metrics") if isinstance(document, Mapping) else None
-    if not isinstance(metrics, Mapping):
-        raise ValueError(f"{path}: no 'metrics' object: not an evaluation result of python -m rlif.eval")
-    return {
-        key: float(value)
-        for key, value in metrics.items()
-        if isinstance(value, int | float) and not isinstance(value, bool)
-    }

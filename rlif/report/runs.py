@@ -21,7 +21,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from rlif.eval.outputs import is_finite_number, read_metrics
 
 TRAINING_GLOB = "metrics*.jsonl"
 EVAL_FILE = "metrics.json"
@@ -131,20 +132,13 @@ def _read_training(path: Path, steps: dict[int, dict[str, float]]) -> None:
             step = entry.get("step")
             if isinstance(step, bool) or not isinstance(step, int | float) or step != int(step):
                 raise ValueError(f"{where}: field step: must be an integer, got {step!r}")
-            numbers = {k: float(v) for k, v in entry["data"].items() if _is_number(v)}
+            numbers = {k: float(v) for k, v in entry["data"].items() if is_finite_number(v)}
             steps.setdefault(int(step), {}).update(numbers)
 
 
 def _read_eval(path: Path) -> EvalResult:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err.msg})") from None
-    metrics = document.get("metrics") if isinstance(document, Mapping) else None
-    if not isinstance(metrics, Mapping):
-        raise ValueError(f"{path}: no 'metrics' object: not an evaluation result of python -m rlif.eval")
     step = next((int(p.name) for p in path.parents if p.name.isdigit()), None)
-    return EvalResult(path, step, {k: float(v) for k, v in metrics.items() if _is_number(v)})
+    return EvalResult(path, step, read_metrics(path))
 
 
 def _run_dir_of_eval(path: Path) -> Path:
@@ -153,7 +147,3 @@ def _run_dir_of_eval(path: Path) -> Path:
     while parent.name.isdigit() and parent.parent != parent:
         parent = parent.parent
     return parent
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
