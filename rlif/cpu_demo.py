@@ -4,7 +4,7 @@
 graph dataset (rlif.demo_assets), trains 2 GRPO steps with vLLM's CPU build as rollout, rlif's reward entry and
 sampling hooks and the recipes' KL loss against an fsdp2 reference model, saves a checkpoint, then resumes from it
 for a 3rd step. It prints per-source rewards, sampler metrics and where every output went. Its config is the
-matrix's CPU run as the generator builds it (rlif.recipes.overrides) with the demo's named deltas on top. Each
+matrix's CPU run with the demo's changes (``demo_run``), mapped to verl overrides as the generator maps a run. Each
 training phase runs in a child process (rlif.verl_glue.demo_phase) with the CPU environment of
 rlif.verl_glue.cpu_support, so this module itself never imports verl nor patches anything.
 """
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rlif.recipes.matrix import RunSpec
-    from rlif.recipes.overrides import Override
 
 DEFAULT_WORKDIR = Path("outputs/cpu_demo")
 PROJECT = "rlif"
@@ -69,48 +68,41 @@ def cpu_run(matrix_path: Path = MATRIX) -> RunSpec:
     return runs[0]
 
 
-DEMO_SAMPLER = (
-    "+data.rlif_sampler.name=fixed_ratio",
-    "+data.rlif_sampler.params.weights={iftrain:8,logicif:1,graph/mcp:1,graph/mis:1,graph/mvc:1,graph/tsp:1}",
-    "+data.rlif_sampler.seed=0",
-)
-"""The demo's sampling policy, which replaces the run's: an IF-heavy mix, since the random model's IF rewards vary
-within a group, which gives GRPO a gradient. Its weights are keyed by data source, so they are written as one
-Hydra mapping."""
-
-DEMO_SIZES = (
-    "+data.apply_chat_template_kwargs.enable_thinking=false",
-    "data.max_prompt_length=512",
-    "actor_rollout_ref.rollout.max_model_len=544",
-    "actor_rollout_ref.rollout.n=4",
-    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
-    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8",
-    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8",
-)
-"""Where the demo's rollout differs from the run's: no thinking, shorter prompts and four responses per prompt
-(so that a GRPO group of the 16-token answers rarely ties), micro-batches of 8 of a step's 16 responses."""
+DEMO_WEIGHTS = {"iftrain": 8, "logicif": 1, "graph/mcp": 1, "graph/mis": 1, "graph/mvc": 1, "graph/tsp": 1}
+"""The demo's ``fixed_ratio`` weights per data source, which replace the run's sampler: an IF-heavy mix, since the
+random model's IF rewards vary within a group, which gives GRPO a gradient."""
 
 
-def demo_deltas(total_steps: int, trainer_mode: str) -> list[str]:
-    """What the demo changes on top of the matrix's CPU run, besides its paths, sizes and sampler.
+def demo_run(total_steps: int, trainer_mode: str = "sync", matrix_path: Path = MATRIX) -> RunSpec:
+    """The matrix's CPU run with the demo's changes, so that the generator's override mapping builds its config.
+
+    The rollout has no thinking, shorter prompts and four responses per prompt (so that a GRPO group of the
+    16-token answers rarely ties) in micro-batches of 8 of a step's 16 responses; a checkpoint is saved after every
+    step and all are kept (a test compares the weights before and after one update); verl's file logger writes the
+    metrics the demo's summary reads.
 
     Args:
         total_steps: the step the phase trains up to (2, then 3 after resuming).
         trainer_mode: verl's V1 trainer mode (``sync`` or ``colocate_async``).
+        matrix_path: the matrix whose CPU run the demo starts from.
     """
-    from rlif.recipes.overrides import FEEDBACK_BUFFERS
+    from rlif.recipes.matrix import SamplerSpec
 
-    return [
-        f"trainer.experiment_name={EXPERIMENT}",
-        f"trainer.total_training_steps={total_steps}",
-        # a checkpoint after every step, all kept: a test compares the weights before and after one update
-        "trainer.save_freq=1",
-        "trainer.max_actor_ckpt_to_keep=null",
-        # verl's file logger writes the metrics the demo's summary reads
-        "trainer.logger=[console,file]",
-        f"trainer.v1.trainer_mode={trainer_mode}",
-        f"trainer.v1.sampler.custom_sampler.name={FEEDBACK_BUFFERS[trainer_mode]}",
-    ]
+    run = cpu_run(matrix_path)
+    train = dataclasses.replace(
+        run.train,
+        max_prompt_length=512,
+        rollout_n=4,
+        micro_batch_per_gpu=8,
+        log_prob_micro_batch_per_gpu=8,
+        total_training_steps=total_steps,
+        save_freq=1,
+        max_ckpt_to_keep=0,
+        logger=("console", "file"),
+        trainer_mode=trainer_mode,
+    )
+    sampler = SamplerSpec(name="fixed_ratio", params={"weights": DEMO_WEIGHTS}, seed=0, on_data_change="error")
+    return dataclasses.replace(run, name=EXPERIMENT, think=False, train=train, sampler=sampler, extra_overrides=())
 
 
 def demo_overrides(
@@ -123,28 +115,21 @@ def demo_overrides(
     trainer_mode: str = "sync",
     matrix_path: Path = MATRIX,
 ) -> list[str]:
-    """The demo run's Hydra overrides: the matrix's CPU run as the generator builds it, the CPU overrides, then the
-    demo's own deltas (``DEMO_SIZES``, ``DEMO_SAMPLER``, ``demo_deltas``).
+    """The demo's Hydra overrides: ``demo_run``'s overrides as the generator builds them, the CPU overrides
+    included, with the demo's model, data and checkpoint paths. A key the CPU overrides set again keeps its place
+    and takes their value, so each key appears once."""
+    from rlif.verl_glue.overrides import Override, all_overrides, runtime_values, substitute
 
-    Each key appears once: a delta replaces the run's value in place (an added ``+`` key stays added), and the
-    demo's sampler replaces the run's whole ``data.rlif_sampler`` node.
-    """
-    from rlif.recipes.overrides import all_overrides, parse_override, substitute
-
-    run = cpu_run(matrix_path)
-    values = {
-        "RLIF_ROOT": str(MATRIX.parents[1]),
-        "MODEL_PATH": str(model_dir.resolve()),
+    run = demo_run(total_steps, trainer_mode, matrix_path)
+    values = runtime_values(run, str(MATRIX.parents[1]), str(model_dir.resolve()))
+    values |= {
         "TRAIN_FILES": f"[{train_file.resolve()}]",
         "VAL_FILES": f"[{val_file.resolve()}]",
         "CKPT_DIR": str(layout.checkpoints.resolve()),
     }
     merged: dict[str, Override] = {}
-    deltas = [*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(total_steps, trainer_mode)]
-    run_overrides = [o for o in all_overrides(run) if not o.key.startswith("data.rlif_sampler.")]
-    for override in [*run_overrides, *(parse_override(text) for text in deltas)]:
-        earlier = merged.get(override.key)
-        merged[override.key] = override if earlier is None else dataclasses.replace(override, plus=earlier.plus)
+    for override in all_overrides(run):
+        merged[override.key] = override
     return [substitute(override, values) for override in merged.values()]
 
 

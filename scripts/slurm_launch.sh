@@ -8,9 +8,8 @@
 # its verl overrides (or evaluation arguments). It sources this file from the checkout it was submitted from and
 # calls its steps in order, so that a diff between two runs shows only what differs between them:
 #
-#   training (RUN_NAME RUN_PROJECT NNODES GPUS_PER_NODE CPUS_PER_TASK PREFLIGHT_OPTIONS set by the script):
-#     job_start; hub_model <repo id>; PREFLIGHT_DATA=(...) TRAIN_FILES=... VAL_FILES=...; ray_start;
-#     OVERRIDES=(...); verl_run
+#   training (RUN_NAME RUN_PROJECT NNODES GPUS_PER_NODE PREFLIGHT_OPTIONS set by the script):
+#     job_start; hub_model <repo id>; TRAIN_DATA=(...) VAL_DATA=(...); ray_start; OVERRIDES=(...); verl_run
 #   evaluation (RUN_NAME RUN_PROJECT STEP PREFLIGHT_OPTIONS set by the script):
 #     eval_start; hub_model <repo id>; EVAL_FILES=(...); eval_preflight; EVAL_ARGS=(...); eval_run
 #
@@ -129,10 +128,26 @@ job_start() {
     export VERL_FILE_LOGGER_PATH="$CKPT_DIR/metrics.${SLURM_JOB_ID}.${SLURM_RESTART_COUNT:-0}.jsonl"
 }
 
+# TRAIN_DATA and VAL_DATA (parquet files, relative to the repository root or absolute) as the preflight's list
+# (PREFLIGHT_DATA) and as the Hydra lists of the overrides' data.train_files and data.val_files (TRAIN_FILES,
+# VAL_FILES).
+data_files() {
+    local path
+    PREFLIGHT_DATA=()
+    for path in "${TRAIN_DATA[@]}" "${VAL_DATA[@]}"; do
+        [[ "$path" == /* ]] || path="$RLIF_ROOT/$path"
+        PREFLIGHT_DATA+=("$path")
+    done
+    local IFS=,
+    TRAIN_FILES="[${PREFLIGHT_DATA[*]:0:${#TRAIN_DATA[@]}}]"
+    VAL_FILES="[${PREFLIGHT_DATA[*]:${#TRAIN_DATA[@]}}]"
+}
+
 # Preflight on every node, then the Ray cluster (head on the first node, one worker per other node) with the
-# USR1 requeue trap; returns once every node and GPU is registered. Needs MODEL_ID and PREFLIGHT_DATA; sets
-# MODEL_PATH (the model directory every node resolved) and RAY_ADDRESS.
+# USR1 requeue trap; returns once every node and GPU is registered. Needs MODEL_ID, TRAIN_DATA and VAL_DATA; sets
+# MODEL_PATH (the model directory every node resolved), RAY_ADDRESS and the data lists of data_files.
 ray_start() {
+    data_files
     # Compute nodes often have no internet: nothing in the run may reach the Hub (the preflight below proves the
     # model is local; without this, a missing file would be fetched, or retried for minutes, from inside a Ray worker).
     export HF_HUB_OFFLINE=1
@@ -151,7 +166,7 @@ ray_start() {
     RAY_AUTH_TOKEN="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
     export RAY_AUTH_TOKEN
     RAY_PORT="${RAY_PORT:-6379}"
-    RAY_NUM_CPUS="${RLIF_RAY_NUM_CPUS:-${SLURM_CPUS_PER_TASK:-$CPUS_PER_TASK}}"
+    RAY_NUM_CPUS="${RLIF_RAY_NUM_CPUS:-${SLURM_CPUS_PER_TASK:?set by #SBATCH --cpus-per-task in the job script}}"
     # What each srun step is given (--gpus-per-node); SLURM_GPUS_ON_NODE of the batch step can be the whole node's
     # count under --exclusive, which Ray then rejects against the step's CUDA_VISIBLE_DEVICES.
     RAY_NUM_GPUS="$GPUS_PER_NODE"
@@ -245,8 +260,11 @@ on_usr1() {
 # verl_run: the trainer with the script's OVERRIDES on the running Ray cluster; exits with its status.
 verl_run() {
     echo "[$(date -Is)] $RUN_NAME: starting verl on $NNODES node(s), Ray at $RAY_ADDRESS"
+    # The OVERRIDES apply to rlif's trainer config (verl's ppo_trainer with rlif's hooks and shared settings), found
+    # as a package like the hooks (rlif.verl_glue.config's TRAINER_CONFIG_MODULE and TRAINER_CONFIG_NAME).
     # hydra.run.dir puts the resolved config in $CKPT_DIR/.hydra/config.yaml, where hf_upload.py reads it.
-    on_head "$PYTHON" -m verl.trainer.main_ppo "${OVERRIDES[@]}" "hydra.run.dir=$CKPT_DIR" &
+    on_head "$PYTHON" -m verl.trainer.main_ppo --config-path=pkg://rlif.verl_glue.trainer_config \
+        --config-name=rlif_trainer "${OVERRIDES[@]}" "hydra.run.dir=$CKPT_DIR" &
     DRIVER_PID=$!
     # `wait` returns early when USR1 arrives, so the trap runs while the trainer is still going.
     local status=0

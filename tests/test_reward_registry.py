@@ -12,7 +12,7 @@ from rewards import registry
 from rewards.canonical import canonical_form, canonical_json
 from rewards.router import check_reward_kwargs, compute_score
 from rlif.demo_assets import demo_rows
-from rlif.recipes.overrides import REWARD_KWARGS
+from rlif.verl_glue.overrides import REWARD_KWARGS
 
 ROWS = demo_rows("train") + demo_rows("val")
 

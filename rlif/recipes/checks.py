@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlif.recipes.matrix import RunSpec
-from rlif.recipes.overrides import CPU_PLUS_KEYS, FEEDBACK_BUFFERS, PLUS_KEYS, REWARD_KWARGS, Override
+from rlif.verl_glue.overrides import CPU_PLUS_KEYS, FEEDBACK_BUFFERS, PLUS_KEYS, REWARD_KWARGS, Override
 
 LEGACY_PREFIXES = {
     "custom_reward_function.": "reward.custom_reward_function.",
@@ -80,10 +80,8 @@ def check_overrides(run: RunSpec, overrides: list[Override]) -> list[Problem]:
             if n > 1
         ]
     values = {o.key: o.value for o in overrides}
-    if (
-        values.get("data.custom_cls.name") == "PolicySampledDataset"
-        and values.get("data.dataloader_num_workers") != "0"
-    ):
+    # rlif's trainer config sets PolicySampledDataset and 0 workers; only an extra override can change the count
+    if values.get("data.dataloader_num_workers", "0") != "0":
         problems.append(
             Problem(
                 run.name,

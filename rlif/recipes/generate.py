@@ -15,9 +15,9 @@ from pathlib import Path
 from rlif.recipes.checks import GenerationError, Problem, check_plan, check_run
 from rlif.recipes.eval_script import EVAL_SUBDIR, render_eval_script
 from rlif.recipes.matrix import RunSpec
-from rlif.recipes.overrides import all_overrides, build_overrides, runtime_values, substitute
 from rlif.recipes.render import make_environment, render_script
 from rlif.verl_glue.config import run_verl_check
+from rlif.verl_glue.overrides import all_overrides, build_overrides, runtime_values, substitute
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository root (this package lives at ``rlif/recipes``)."""

@@ -1,9 +1,10 @@
 """Render a run's sbatch script from ``recipe/templates/``.
 
 A rendered script holds only what belongs to its run: the ``#SBATCH`` header, a few run variables, its data files
-and its verl overrides. It sources ``scripts/slurm_launch.sh`` (the Ray/Slurm bootstrap, hand-written and
-shellchecked) from the checkout it was submitted from and calls its steps, so that a diff between two scripts shows
-only what differs between their runs. The CPU end-to-end variant of a run (``cpu_mode``) has its own small template.
+and its verl overrides (applied to rlif's trainer config, which holds what every run shares). It sources
+``scripts/slurm_launch.sh`` (the Ray/Slurm bootstrap, hand-written and shellchecked) from the checkout it was
+submitted from and calls its steps, so that a diff between two scripts shows only what differs between their runs.
+The CPU end-to-end variant of a run (``cpu_mode``) has its own small template.
 
 Jinja settings answer three measured pitfalls (docs/recipes.md): ``StrictUndefined`` turns a missing value into an
 error instead of an empty string; ``keep_trailing_newline`` keeps the script's final newline; the comment
@@ -12,12 +13,13 @@ delimiters are ``{##``/``##}`` so bash's ``${#array[@]}`` is plain text, not the
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import jinja2
 
 from rlif.recipes.matrix import RunSpec
-from rlif.recipes.overrides import Override, hydra_files
+from rlif.verl_glue.overrides import Override, json_text
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "recipe" / "templates"
 """Where the script templates live (``recipe/templates`` of the repository)."""
@@ -64,9 +66,9 @@ def render_script(
         run=run,
         slurm=run.slurm,
         overrides=[o.bash_word() for o in overrides],
-        train_files=hydra_files(run.train_files),
-        val_files=hydra_files(run.val_files),
-        data_files=[*run.train_files, *run.val_files],
+        train_data=" ".join(shlex.quote(path) for path in run.train_files),
+        val_data=" ".join(shlex.quote(path) for path in run.val_files),
+        sampler_params=json_text(run.sampler.params) if run.sampler.params else "",
         preflight_options=preflight_options(run),
         launcher=LAUNCHER,
         chain_note=chain_note,

@@ -1,10 +1,12 @@
-"""Compose verl 0.9.1's ``ppo_trainer`` config from Hydra overrides, and check runs against it.
+"""Compose rlif's trainer config from Hydra overrides, and check runs against it.
 
-``compose`` is what ``main_ppo`` itself does before it starts Ray (Hydra compose, then ``validate_config``); the
-CPU demo's training phase and the generator's check both compose through ``ppo_trainer_composer``. ``check_all``
-adds the checks verl leaves to run time (docs/recipes.md): each override's type against the default's type, the
-enum-like names (advantage estimator, rollout engine, strategies, reward manager, KL estimator), the conversion of
-the nodes verl turns into dataclasses, and a full resolve of every interpolation.
+rlif's trainer config (``TRAINER_CONFIG_NAME`` in the package ``TRAINER_CONFIG_MODULE``) is verl 0.9.1's
+``ppo_trainer`` with rlif's hooks and shared settings; the launcher passes the same module and name to ``main_ppo``.
+``compose`` is what ``main_ppo`` itself does before it starts Ray (Hydra compose, then ``validate_config``); the CPU
+demo's training phase and the generator's check both compose through ``trainer_composer``. ``check_all`` adds the
+checks verl leaves to run time (docs/recipes.md): each override's type against the default's type, the enum-like
+names (advantage estimator, rollout engine, strategies, reward manager, KL estimator), the conversion of the nodes
+verl turns into dataclasses, and a full resolve of every interpolation.
 
 The generator runs the check as ``python -m rlif.verl_glue.config`` in a Python that has verl
 (``run_verl_check`` starts it), reading ``{"runs": {name: [override, ...]}}`` as JSON on stdin and writing a JSON
@@ -24,6 +26,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from rlif.recipes.checks import Problem
+
+TRAINER_CONFIG_MODULE = "rlif.verl_glue.trainer_config"
+"""The package holding rlif's trainer config (``main_ppo --config-path=pkg://<module>``)."""
+
+TRAINER_CONFIG_NAME = "rlif_trainer"
+"""rlif's trainer config (``main_ppo --config-name``): ``ppo_trainer`` with rlif's hooks and shared settings."""
 
 ROLLOUT_NAMES = frozenset({"vllm", "sglang", "trtllm"})
 """Rollout engines verl 0.9.1 registers (``verl.workers.rollout.base``); an unknown one fails only at start-up."""
@@ -73,17 +81,16 @@ def run_verl_check(runs: Mapping[str, list[str]], python: str, timeout: float = 
 
 
 @contextmanager
-def ppo_trainer_composer() -> Iterator[Callable[[Sequence[str]], Any]]:
-    """Initialise Hydra on verl's own config directory once; yield ``compose(overrides)`` for ``ppo_trainer``.
+def trainer_composer() -> Iterator[Callable[[Sequence[str]], Any]]:
+    """Initialise Hydra on rlif's trainer config package once; yield ``compose(overrides)`` of the config.
 
-    Composing many runs in one initialisation is what makes checking the whole matrix quick.
+    Composing many runs in one initialisation is what makes checking the whole matrix quick. verl's own config
+    directory is on the search path through the config's ``hydra.searchpath``.
     """
     import hydra
-    import verl
 
-    config_dir = os.path.join(os.path.dirname(verl.__file__), "trainer", "config")
-    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
-        yield lambda overrides: hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
+    with hydra.initialize_config_module(config_module=TRAINER_CONFIG_MODULE, version_base=None):
+        yield lambda overrides: hydra.compose(config_name=TRAINER_CONFIG_NAME, overrides=list(overrides))
 
 
 def validate(cfg: Any) -> None:
@@ -99,8 +106,8 @@ def validate(cfg: Any) -> None:
 
 
 def compose(overrides: Sequence[str]) -> Any:
-    """verl's ``ppo_trainer`` config with ``overrides``, validated as ``main_ppo`` validates it before Ray starts."""
-    with ppo_trainer_composer() as compose_one:
+    """rlif's trainer config with ``overrides``, validated as ``main_ppo`` validates it before Ray starts."""
+    with trainer_composer() as compose_one:
         config = compose_one(overrides)
     validate(config)
     return config
@@ -118,7 +125,7 @@ def check_all(runs: Mapping[str, list[str]]) -> list[Problem]:
     from omegaconf import OmegaConf
 
     problems: list[Problem] = []
-    with ppo_trainer_composer() as compose_one:
+    with trainer_composer() as compose_one:
         base = compose_one([])
         for name, overrides in runs.items():
             try:

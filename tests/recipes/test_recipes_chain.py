@@ -53,7 +53,7 @@ def test_the_best_volume_feeds_the_sampling_stage(tmp_path, capsys):
     for name in (CURRICULUM, STAGED):
         text = (out / f"{name}.sh").read_text(encoding="utf-8")
         assert f"# Settings from the ablation chain: {line}\n" in text
-        assert 'TRAIN_FILES="[${RLIF_ROOT}/verl_data/graph/6np_60000/train_mixed.parquet]"' in text
+        assert "\nTRAIN_DATA=(verl_data/graph/6np_60000/train_mixed.parquet)\n" in text
         assert "6np_45000/train_mixed" not in text
         assert (out / "eval" / f"{name}.sh").is_file()
     assert sorted(p.name for p in out.glob("*.sh")) == [f"{CURRICULUM}.sh", f"{STAGED}.sh"]

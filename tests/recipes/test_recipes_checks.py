@@ -9,7 +9,7 @@ import pytest
 
 from rlif.recipes.checks import check_run
 from rlif.recipes.matrix import load_matrix
-from rlif.recipes.overrides import REWARD_KWARGS, all_overrides, build_overrides, parse_override
+from rlif.verl_glue.overrides import REWARD_KWARGS, all_overrides, build_overrides, parse_override
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 

@@ -1,35 +1,38 @@
-"""Sampler params travel as one JSON override: any key survives generation, verl's compose and the dataset hook.
+"""Sampler params travel as one JSON override: any key survives generation, bash, Hydra's compose and the dataset
+hook.
 
-Composes verl 0.9.1's real ``ppo_trainer`` config with Hydra (verl itself is not imported: only its config
-directory is needed), so it runs in seconds.
+Composes rlif's trainer config (verl 0.9.1's real ``ppo_trainer`` underneath) with Hydra; verl itself is not
+imported, so it runs in seconds.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
+import subprocess
 
-import hydra
 import pytest
 from omegaconf import OmegaConf
 
 from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER
 from rlif.recipes.matrix import SHIPPED_MATRIX, default_run, load_matrix
-from rlif.recipes.overrides import Override, all_overrides, hydra_value, json_value, runtime_values, substitute
+from rlif.recipes.render import render_script
+from rlif.verl_glue.config import trainer_composer
 from rlif.verl_glue.hooks import _sampler_config
+from rlif.verl_glue.overrides import (
+    Override,
+    all_overrides,
+    build_overrides,
+    hydra_value,
+    json_text,
+    runtime_values,
+    substitute,
+)
 
 ODD_PARAMS = {
     "weights": {"graph/tsp": 2, "graph/mcp": 1.5, "iftrain": 1},
     'it\'s $HOME ${oc.env:USER} \\ "q" é': ["a,b]", "{x}", None, True],
     "nested": {"k=v": {"": 0}},
 }
-
-
-def _config_dir() -> str:
-    spec = importlib.util.find_spec("verl")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("verl is not installed")
-    return str(Path(next(iter(spec.submodule_search_locations))) / "trainer" / "config")
 
 
 def _texts(run) -> list[str]:
@@ -52,9 +55,10 @@ def _dotted_params(run) -> list[str]:
 
 @pytest.fixture(scope="module")
 def compose():
-    config_dir = _config_dir()
-    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
-        yield lambda overrides: hydra.compose(config_name="ppo_trainer", overrides=list(overrides))
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl is not installed")
+    with trainer_composer() as compose_one:
+        yield compose_one
 
 
 def test_a_source_key_with_a_slash_reaches_the_dataset_hook(compose):
@@ -96,11 +100,25 @@ def test_every_shipped_run_composes_to_the_same_config_as_before(compose):
     assert with_params >= 6  # the stage-2 policies and the graph curricula are covered
 
 
-def test_json_value_refuses_what_json_cannot_carry():
+def test_the_generated_script_passes_the_params_through_bash_unchanged(compose):
+    """The script's ``SAMPLER_PARAMS='...'`` line and its override word, run by bash, give Hydra the JSON text."""
+    run = default_run(train_files=["x.parquet"], sampler={"name": "fixed_ratio", "params": ODD_PARAMS})
+    script = render_script(run, build_overrides(run))
+    (assignment,) = [line for line in script.splitlines() if line.startswith("SAMPLER_PARAMS=")]
+    (word,) = [line.strip() for line in script.splitlines() if "data.rlif_sampler.params=" in line]
+    printed = subprocess.run(
+        ["bash", "-c", f"set -eu; {assignment}; printf '%s\\n' {word}"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert printed == ["+data.rlif_sampler.params='" + json_text(ODD_PARAMS) + "'"]
+    cfg = compose([*printed, "+data.rlif_sampler.name=fixed_ratio"])
+    assert _sampler_config(cfg.data)[1] == ODD_PARAMS
+
+
+def test_json_text_refuses_what_json_cannot_carry():
     with pytest.raises(ValueError, match=r"cannot write .* as JSON"):
-        json_value({"x": float("nan")})
+        json_text({"x": float("nan")})
     with pytest.raises(ValueError, match=r"cannot write .* as JSON"):
-        json_value({"x": {1, 2}})
+        json_text({"x": {1, 2}})
 
 
 def test_hook_refuses_params_that_are_not_an_object():

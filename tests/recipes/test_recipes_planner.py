@@ -308,22 +308,33 @@ def test_gpu_memory_is_a_cluster_setting(tmp_path, capsys):
 
 
 def test_generated_scripts_train_in_fp32_within_their_plan(matrix):
-    for run in matrix.runs:
-        if run.cpu_mode or run.from_winner:  # a chained run's script exists once its link is resolved
-            continue
-        text = (REPO_ROOT / "recipe" / "rlif" / f"{run.name}.sh").read_text(encoding="utf-8")
-        longest = run.train.max_prompt_length + run.train.max_response_length
-        plan = plan_run(run, REPO_ROOT)
-        assert "    actor_rollout_ref.actor.fsdp_config.model_dtype=fp32\n" in text
-        assert f"    actor_rollout_ref.rollout.max_model_len={longest}\n" in text
-        assert "    actor_rollout_ref.model.enable_gradient_checkpointing=true\n" in text
-        assert "    actor_rollout_ref.actor.use_dynamic_bsz=true\n" in text
-        assert f"    actor_rollout_ref.actor.ppo_max_token_len_per_gpu={plan.actor_budget}\n" in text
-        assert f"    actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu={plan.log_prob_budget}\n" in text
-        assert f"    actor_rollout_ref.ref.log_prob_max_token_len_per_gpu={plan.ref_budget}\n" in text
-        sampling = run.val_sampling
-        assert f"    actor_rollout_ref.rollout.val_kwargs.temperature={sampling.temperature!r}\n" in text
-        assert "    actor_rollout_ref.rollout.val_kwargs.do_sample=true\n" in text
+    """What each committed script passes, composed onto rlif's trainer config as main_ppo composes it."""
+    pytest.importorskip("verl")
+    from rlif.verl_glue.config import trainer_composer
+    from rlif.verl_glue.overrides import build_overrides, runtime_values, substitute
+
+    with trainer_composer() as compose:
+        for run in matrix.runs:
+            if run.cpu_mode or run.from_winner:  # a chained run's script exists once its link is resolved
+                continue
+            text = (REPO_ROOT / "recipe" / "rlif" / f"{run.name}.sh").read_text(encoding="utf-8")
+            overrides = build_overrides(run)
+            assert all(f"    {o.bash_word()}\n" in text for o in overrides), run.name
+            values = runtime_values(run, "/repo")
+            cfg = compose([substitute(o, values) for o in overrides])
+            arr, plan = cfg.actor_rollout_ref, plan_run(run, REPO_ROOT)
+            assert arr.actor.fsdp_config.model_dtype == "fp32", run.name
+            assert arr.actor.fsdp_config.optimizer_offload == run.train.actor_offload, run.name
+            assert arr.rollout.max_model_len == run.train.max_prompt_length + run.train.max_response_length
+            assert arr.model.enable_gradient_checkpointing and arr.actor.use_dynamic_bsz, run.name
+            assert arr.actor.ppo_max_token_len_per_gpu == plan.actor_budget, run.name
+            assert arr.rollout.log_prob_max_token_len_per_gpu == plan.log_prob_budget, run.name
+            assert arr.ref.log_prob_max_token_len_per_gpu == plan.ref_budget, run.name
+            assert arr.ref.log_prob_micro_batch_size_per_gpu == run.train.log_prob_micro_batch_per_gpu, run.name
+            sampling = run.val_sampling
+            assert arr.rollout.val_kwargs.temperature == sampling.temperature, run.name
+            assert arr.rollout.val_kwargs.top_p == sampling.top_p and arr.rollout.val_kwargs.top_k == sampling.top_k
+            assert arr.rollout.val_kwargs.do_sample is True, run.name
     smoke = (REPO_ROOT / "recipe/rlif/slurm_qwen06b_think_if1000_logicif1000_grpo.sh").read_text(encoding="utf-8")
     assert "    trainer.total_training_steps=null\n" in smoke
 

@@ -22,8 +22,8 @@ from rlif.data.files import write_rows_atomic
 from rlif.demo_assets import demo_rows
 from rlif.recipes.generate import REPO_ROOT
 from rlif.recipes.matrix import load_matrix
-from rlif.recipes.overrides import build_overrides
 from rlif.recipes.render import LAUNCHER, render_script
+from rlif.verl_glue.overrides import build_overrides
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
 H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1" for i in range(8))
@@ -92,6 +92,7 @@ def run_job(
         "SLURM_JOB_ID": "4242",
         "SLURM_JOB_NUM_NODES": "1",
         "SLURM_JOB_NODELIST": "n1",
+        "SLURM_CPUS_PER_TASK": "64",  # as Slurm sets it from the script's #SBATCH --cpus-per-task
         "RLIF_PYTHON": sys.executable,
         "PYTHONPATH": str(REPO_ROOT),
         "HF_HUB_CACHE": str(site["cache"]),

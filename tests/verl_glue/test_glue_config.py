@@ -13,8 +13,8 @@ import pytest
 from rlif.cpu_demo import DemoLayout, demo_overrides
 from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER, REPO_ROOT, default_verl_python
 from rlif.recipes.matrix import load_matrix
-from rlif.recipes.overrides import all_overrides, runtime_values, substitute
 from rlif.verl_glue.config import run_verl_check
+from rlif.verl_glue.overrides import all_overrides, runtime_values, substitute
 
 pytestmark = pytest.mark.slow
 
@@ -75,3 +75,14 @@ def test_mistake_is_caught_with_its_key(results, case):
 def test_unrunnable_checker_raises(tmp_path: Path):
     with pytest.raises(RuntimeError, match="failed to run"):
         run_verl_check({"x": []}, "/bin/false")
+
+
+def test_the_launcher_runs_main_ppo_on_the_trainer_config_the_checks_compose():
+    import importlib.resources
+
+    from rlif.verl_glue.config import TRAINER_CONFIG_MODULE, TRAINER_CONFIG_NAME
+
+    launcher = (REPO_ROOT / "scripts" / "slurm_launch.sh").read_text(encoding="utf-8")
+    assert f"--config-path=pkg://{TRAINER_CONFIG_MODULE} " in launcher
+    assert f"--config-name={TRAINER_CONFIG_NAME} " in launcher
+    assert importlib.resources.files(TRAINER_CONFIG_MODULE).joinpath(f"{TRAINER_CONFIG_NAME}.yaml").is_file()

@@ -7,6 +7,7 @@ logged and finite), the checkpoint exists, and the resumed run trained exactly s
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -139,13 +140,11 @@ def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
 
 
 def demo_weights() -> dict[str, float]:
-    """The demo's ``fixed_ratio`` weights, as Hydra reads its override (each source is its own group)."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    prefix = "+data.rlif_sampler.params.weights="
+    """The demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own group)."""
+    prefix = "+data.rlif_sampler.params="
     overrides = demo_overrides(Path("model"), Path("train"), Path("val"), DemoLayout(Path("demo")), total_steps=2)
-    (weights,) = [override for override in overrides if override.startswith(prefix)]
-    return OverridesParser.create().parse_overrides([weights])[0].value()
+    (params,) = [override.removeprefix(prefix) for override in overrides if override.startswith(prefix)]
+    return json.loads(params.strip("'"))["weights"]
 
 
 def pool_metrics(metrics: dict[str, float], prefix: str) -> dict[str, float]:

@@ -1,13 +1,15 @@
-"""The CPU demo's overrides: the matrix's CPU run as the generator builds it, plus the demo's named deltas."""
+"""The CPU demo's overrides: the matrix's CPU run with the demo's changes, mapped as the generator maps a run."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
-from rlif.cpu_demo import DEMO_SAMPLER, DEMO_SIZES, MATRIX, DemoLayout, cpu_run, demo_deltas, demo_overrides
-from rlif.recipes.overrides import all_overrides, parse_override
+from rlif.cpu_demo import DEMO_WEIGHTS, MATRIX, DemoLayout, cpu_run, demo_overrides, demo_run
+from rlif.verl_glue.overrides import all_overrides, parse_override
 
 LAYOUT = DemoLayout(Path("/demo"))
 
@@ -27,13 +29,44 @@ def demo(total_steps: int = 2, trainer_mode: str = "sync", matrix_path: Path = M
     return overrides_by_key(texts)
 
 
-def test_every_key_not_in_a_delta_is_the_matrix_cpu_run_s() -> None:
-    deltas = {parse_override(t).key for t in (*DEMO_SIZES, *DEMO_SAMPLER, *demo_deltas(2, "sync"))}
+def test_the_demo_run_is_the_matrix_cpu_run_with_the_named_changes() -> None:
+    run, ours = cpu_run(), demo_run(total_steps=2)
+    demo_train = {"max_prompt_length", "rollout_n", "micro_batch_per_gpu", "log_prob_micro_batch_per_gpu"}
+    demo_train |= {"total_training_steps", "save_freq", "max_ckpt_to_keep", "logger", "trainer_mode"}
+    restored = {name: getattr(run.train, name) for name in demo_train}
+    assert dataclasses.replace(ours.train, **restored) == run.train
+    restored_run = {
+        "name": run.name,
+        "think": run.think,
+        "sampler": run.sampler,
+        "extra_overrides": run.extra_overrides,
+    }
+    assert dataclasses.replace(ours, train=run.train, **restored_run) == run
+
+
+def test_every_key_not_changed_by_the_demo_is_the_matrix_cpu_run_s() -> None:
     run = {o.key: o.text for o in all_overrides(cpu_run())}  # the last of a repeated key wins, as in Hydra
     ours = demo()
+    changed = {
+        "data.max_prompt_length",
+        "data.apply_chat_template_kwargs.enable_thinking",
+        "actor_rollout_ref.rollout.n",
+        "actor_rollout_ref.rollout.max_model_len",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+        "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+        "actor_rollout_ref.rollout.val_kwargs",
+        "trainer.experiment_name",
+        "trainer.total_training_steps",
+        "trainer.save_freq",
+        "trainer.max_actor_ckpt_to_keep",
+        "trainer.logger",
+    }
     assert not [key for key in run if key not in ours and not key.startswith("data.rlif_sampler.")]
     for key, text in ours.items():
-        if key in deltas:
+        if key in changed or key.startswith("data.rlif_sampler.") or key not in run:
             continue
         if "${" in run[key]:  # the run's placeholders get the demo's paths
             assert "${" not in text and text.split("=")[0] == run[key].split("=")[0], key
@@ -54,8 +87,12 @@ def test_the_demo_s_own_settings() -> None:
     assert ours["data.apply_chat_template_kwargs.enable_thinking"].startswith("+") and ours[
         "data.apply_chat_template_kwargs.enable_thinking"
     ].endswith("=false")
-    assert {k: v for k, v in ours.items() if k.startswith("data.rlif_sampler.")} == {
-        parse_override(t).key: t for t in DEMO_SAMPLER
+    sampler = {k: v.split("=", 1)[1] for k, v in ours.items() if k.startswith("data.rlif_sampler.")}
+    assert json.loads(sampler.pop("data.rlif_sampler.params").strip("'")) == {"weights": DEMO_WEIGHTS}
+    assert sampler == {
+        "data.rlif_sampler.name": "fixed_ratio",
+        "data.rlif_sampler.seed": "0",
+        "data.rlif_sampler.on_data_change": "error",
     }
     assert ours["trainer.device"] == "trainer.device=cpu"  # the CPU support's overrides are in
 

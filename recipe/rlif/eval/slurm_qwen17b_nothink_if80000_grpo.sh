@@ -25,8 +25,6 @@ RUN_PROJECT=rlif
 STEP="${1:-}"
 PREFLIGHT_OPTIONS=(--gpus 1 --gpu-memory-gb 80 --check-versions)
 
-# The job's steps come from scripts/slurm_launch.sh of the checkout it was submitted from (sbatch runs a copy of this
-# file from its spool directory).
 LAUNCHER="${SLURM_SUBMIT_DIR:-$PWD}/scripts/slurm_launch.sh"
 [[ -f "$LAUNCHER" ]] || { echo "error: submit from the rlif repository root (no $LAUNCHER)" >&2; exit 2; }
 # shellcheck source=scripts/slurm_launch.sh

@@ -1,11 +1,15 @@
 """Map a run spec to the verl 0.9.1 Hydra overrides of its ``main_ppo`` call.
 
-Every key here exists in verl 0.9.1's ``ppo_trainer`` config, except the ``+`` keys that rlif reads itself
-(``PLUS_KEYS``); ``checks`` rejects any other ``+`` key, since verl silently ignores unknown added keys.
+The overrides are what makes one run differ from another: model, data, lengths, batch sizes, optimiser, parallelism,
+sampler and reward options, schedule. What every rlif run shares (the hooks, GRPO, fp32 master weights, the rollout
+engine) is rlif's trainer config, ``trainer_config/rlif_trainer.yaml``, which the overrides are applied to.
 
-Values that are only known on the cluster (repository root, model path, data files) are written as bash
-variables (``${RLIF_ROOT}``, ``${MODEL_PATH}``, ``${TRAIN_FILES}``, ``${VAL_FILES}``); the script defines them
-and the verl check substitutes placeholders (``runtime_values``).
+Every key here exists in that config, except the ``+`` keys that rlif reads itself (``PLUS_KEYS``); ``checks``
+rejects any other ``+`` key, since verl silently ignores unknown added keys.
+
+Values that are only known on the cluster (repository root, model path, data files) and the sampler's parameters
+are written as bash variables (``SHELL_VARS``); the script defines them and the verl check substitutes
+placeholders (``runtime_values``).
 """
 
 from __future__ import annotations
@@ -19,9 +23,6 @@ from typing import Any
 
 from rewards import reward_options
 from rlif.recipes.matrix import RunSpec
-
-HOOKS = "pkg://rlif.verl_glue.hooks"
-"""Module holding rlif's reward entry, dataset class and feedback replay buffers."""
 
 FEEDBACK_BUFFERS = {"sync": "RewardFeedbackReplayBuffer", "colocate_async": "AsyncRewardFeedbackReplayBuffer"}
 """rlif's feedback replay buffer for each supported V1 trainer mode (``train.trainer_mode``)."""
@@ -43,8 +44,8 @@ CPU_PLUS_KEYS = (
 )
 """Added keys that ``rlif.verl_glue.cpu_support overrides`` uses; accepted only for CPU-mode runs."""
 
-SHELL_VARS = ("RLIF_ROOT", "MODEL_PATH", "TRAIN_FILES", "VAL_FILES", "CKPT_DIR")
-"""Bash variables an override value may reference; the generated script sets each one."""
+SHELL_VARS = ("RLIF_ROOT", "MODEL_PATH", "TRAIN_FILES", "VAL_FILES", "CKPT_DIR", "SAMPLER_PARAMS")
+"""Bash variables an override value may reference; the generated script and its launcher set each one."""
 
 _KEY = re.compile(r"^\+?[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$")
 _SEGMENT = re.compile(r"^[A-Za-z_][\w-]*$")
@@ -116,16 +117,21 @@ def hydra_value(value: Any) -> str:
         return value
     if isinstance(value, list | tuple):
         return "[" + ",".join(hydra_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        bad = [key for key in value if not (isinstance(key, str) and _SEGMENT.match(key))]
+        if bad:
+            raise ValueError(f"mapping keys {bad!r} cannot be Hydra dict keys; use letters, digits, _ and -")
+        return "{" + ",".join(f"{key}:{hydra_value(item)}" for key, item in value.items()) + "}"
     raise ValueError(f"cannot express {value!r} ({type(value).__name__}) as a Hydra override value")
 
 
-def json_value(mapping: Mapping[str, Any]) -> str:
-    """A mapping as one Hydra override value: JSON text in single quotes, which the reader ``json.loads``.
+def json_text(mapping: Mapping[str, Any]) -> str:
+    """A mapping as one line of JSON text that bash single quotes and a Hydra quoted string carry unchanged.
 
     Hydra's key grammar has no quoting, so a key such as the source ``graph/tsp`` cannot be a dotted override
-    segment; as JSON text any key and value survives. ``$`` and ``'`` are written as JSON's ``\\u`` escapes (valid
-    only inside JSON strings, where they can only occur), so neither OmegaConf interpolation nor the quote can end
-    or change the text.
+    segment; as JSON text (read back with ``json.loads``) any key and value survives. ``$`` and ``'`` are written as
+    JSON's ``\\u`` escapes (valid only inside JSON strings, where they can only occur), so neither a quote nor
+    OmegaConf interpolation can end or change the text.
 
     Raises:
         ValueError: a value JSON cannot carry (names the value).
@@ -134,7 +140,7 @@ def json_value(mapping: Mapping[str, Any]) -> str:
         text = json.dumps(mapping, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as err:
         raise ValueError(f"cannot write {mapping!r} as JSON: {err}") from None
-    return "'" + text.replace("$", "\\u0024").replace("'", "\\u0027") + "'"
+    return text.replace("$", "\\u0024").replace("'", "\\u0027")
 
 
 def file_list(variable: str) -> str:
@@ -142,9 +148,10 @@ def file_list(variable: str) -> str:
     return "${" + variable + "}"
 
 
-def hydra_files(paths: tuple[str, ...], root_var: str = "RLIF_ROOT") -> str:
-    """Hydra list of repository-relative paths made absolute through ``${RLIF_ROOT}``."""
-    return "[" + ",".join("${" + root_var + "}/" + p for p in paths) + "]"
+def hydra_files(paths: tuple[str, ...], root: str) -> str:
+    """Hydra list of repository-relative paths made absolute under ``root``, as the launcher's ``data_files``
+    builds it."""
+    return "[" + ",".join(f"{root}/{path}" for path in paths) + "]"
 
 
 def build_overrides(run: RunSpec) -> list[Override]:
@@ -161,29 +168,23 @@ def build_overrides(run: RunSpec) -> list[Override]:
     sampling = run.val_sampling
     sampler_params = []  # the uniform policy takes none: no override
     if run.sampler.params:
-        sampler_params = [Override("data.rlif_sampler.params", json_value(run.sampler.params), plus=True)]
+        json_text(run.sampler.params)  # a value JSON cannot carry fails here, named
+        # the JSON text is the script's SAMPLER_PARAMS, passed as one quoted Hydra string
+        sampler_params = [Override("data.rlif_sampler.params", "'${SAMPLER_PARAMS}'", plus=True)]
     ov: list[tuple[str, Any] | Override] = [
-        ("algorithm.adv_estimator", "grpo"),
-        ("algorithm.use_kl_in_reward", False),
         # data
         Override("data.train_files", file_list("TRAIN_FILES")),
         Override("data.val_files", file_list("VAL_FILES")),
         ("data.train_batch_size", t.train_batch_size),
         ("data.max_prompt_length", t.max_prompt_length),
         ("data.max_response_length", t.max_response_length),
-        ("data.filter_overlong_prompts", True),
-        ("data.truncation", "error"),
-        ("data.dataloader_num_workers", 0),
         Override("data.apply_chat_template_kwargs.enable_thinking", hydra_value(run.think), plus=True),
-        ("data.custom_cls.path", HOOKS),
-        ("data.custom_cls.name", "PolicySampledDataset"),
         Override("data.rlif_sampler.name", hydra_value(run.sampler.name), plus=True),
         Override("data.rlif_sampler.seed", hydra_value(run.sampler.seed), plus=True),
         Override("data.rlif_sampler.on_data_change", hydra_value(run.sampler.on_data_change), plus=True),
         *sampler_params,
         # model and actor
         Override("actor_rollout_ref.model.path", "${MODEL_PATH}"),
-        ("actor_rollout_ref.model.use_remove_padding", True),
         ("actor_rollout_ref.model.enable_gradient_checkpointing", t.gradient_checkpointing),
         ("actor_rollout_ref.model.use_fused_kernels", t.fused_kernels),
     ]
@@ -194,7 +195,6 @@ def build_overrides(run: RunSpec) -> list[Override]:
             ("actor_rollout_ref.model.target_modules", "all-linear"),
         ]
     ov += [
-        ("actor_rollout_ref.actor.strategy", "fsdp2"),
         ("actor_rollout_ref.actor.optim.lr", t.lr),
         ("actor_rollout_ref.actor.ppo_mini_batch_size", t.ppo_mini_batch_size),
         ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", t.micro_batch_per_gpu),
@@ -206,34 +206,30 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("actor_rollout_ref.actor.entropy_coeff", t.entropy_coeff),
         ("actor_rollout_ref.actor.ulysses_sequence_parallel_size", t.sequence_parallel),
         ("actor_rollout_ref.actor.entropy_from_logits_with_chunking", t.entropy_chunking),
-        # fp32 master weights and Adam state, bf16 compute: an lr 1e-6 step is below half a bf16 ulp
-        ("actor_rollout_ref.actor.fsdp_config.model_dtype", "fp32"),
         ("actor_rollout_ref.actor.fsdp_config.param_offload", t.actor_offload),
-        ("actor_rollout_ref.actor.fsdp_config.optimizer_offload", t.actor_offload),
         # rollout
-        ("actor_rollout_ref.rollout.name", "vllm"),
         ("actor_rollout_ref.rollout.n", t.rollout_n),
         ("actor_rollout_ref.rollout.temperature", t.temperature),
         ("actor_rollout_ref.rollout.tensor_model_parallel_size", t.rollout_tp),
         ("actor_rollout_ref.rollout.gpu_memory_utilization", t.gpu_memory_utilization),
-        ("actor_rollout_ref.rollout.dtype", "bfloat16"),
         ("actor_rollout_ref.rollout.max_num_batched_tokens", max(8192, t.max_prompt_length + t.max_response_length)),
         ("actor_rollout_ref.rollout.max_model_len", longest),
         ("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", t.log_prob_micro_batch_per_gpu),
         ("actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu", log_prob_budget),
-        ("actor_rollout_ref.rollout.val_kwargs.do_sample", True),
-        ("actor_rollout_ref.rollout.val_kwargs.temperature", sampling.temperature),
-        ("actor_rollout_ref.rollout.val_kwargs.top_p", sampling.top_p),
-        ("actor_rollout_ref.rollout.val_kwargs.top_k", sampling.top_k),
-        ("actor_rollout_ref.rollout.val_kwargs.n", run.validation.n),
+        # merged into the node (do_sample stays the trainer config's)
+        (
+            "actor_rollout_ref.rollout.val_kwargs",
+            {
+                "temperature": sampling.temperature,
+                "top_p": sampling.top_p,
+                "top_k": sampling.top_k,
+                "n": run.validation.n,
+            },
+        ),
         # reference
-        ("actor_rollout_ref.ref.strategy", "fsdp2"),
-        ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", t.log_prob_micro_batch_per_gpu),
         ("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", ref_budget),
         ("actor_rollout_ref.ref.fsdp_config.param_offload", t.ref_offload),
         # reward
-        ("reward.custom_reward_function.path", HOOKS),
-        ("reward.custom_reward_function.name", "compute_score"),
         ("reward.reward_manager.name", run.reward.manager),
         ("reward.num_workers", run.reward.num_workers),
         *[
@@ -241,11 +237,9 @@ def build_overrides(run: RunSpec) -> list[Override]:
             for k, v in run.reward.kwargs.items()
         ],
         # per-step feedback to the sampling policy
-        ("trainer.v1.sampler.custom_sampler.path", HOOKS),
         ("trainer.v1.sampler.custom_sampler.name", FEEDBACK_BUFFERS.get(t.trainer_mode, "unsupported")),
         ("trainer.v1.trainer_mode", t.trainer_mode),
         # trainer
-        ("trainer.critic_warmup", 0),
         ("trainer.logger", list(t.logger)),
         ("trainer.project_name", run.project),
         ("trainer.experiment_name", run.name),
@@ -259,7 +253,6 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("trainer.max_actor_ckpt_to_keep", t.max_ckpt_to_keep or None),
         ("trainer.test_freq", t.test_freq),
         ("trainer.val_before_train", t.val_before_train),
-        ("trainer.resume_mode", "auto"),
         Override("trainer.default_local_dir", "${CKPT_DIR}"),
     ]
     result = [item if isinstance(item, Override) else Override(item[0], hydra_value(item[1])) for item in ov]
@@ -295,9 +288,10 @@ def runtime_values(run: RunSpec, root: str, model: str | None = None) -> dict[st
     return {
         "RLIF_ROOT": root,
         "MODEL_PATH": model or run.model,
-        "TRAIN_FILES": hydra_files(run.train_files or ("cpu_demo/train.parquet",)).replace("${RLIF_ROOT}", root),
-        "VAL_FILES": hydra_files(run.val_files or ("cpu_demo/val.parquet",)).replace("${RLIF_ROOT}", root),
+        "TRAIN_FILES": hydra_files(run.train_files or ("cpu_demo/train.parquet",), root),
+        "VAL_FILES": hydra_files(run.val_files or ("cpu_demo/val.parquet",), root),
         "CKPT_DIR": f"{root}/checkpoints/{run.project}/{run.name}",
+        "SAMPLER_PARAMS": json_text(run.sampler.params),
     }
 
 
