@@ -162,3 +162,11 @@ def _distinct_colours(path: Path) -> int:
 
     pixels = image.imread(path)
     return len({tuple(p) for p in pixels.reshape(-1, pixels.shape[-1])[::37].round(3).tolist()})
+
+
+def test_curriculum_panel_also_reads_the_metric_under_its_old_name() -> None:
+    from rlif.report.plots import PANELS as PLOT_PANELS
+
+    curriculum = next(panel for panel in PLOT_PANELS if panel.slug == "curriculum")
+    assert curriculum.selects("sampler/newest_interval/logicif") and curriculum.selects("sampler/level/logicif")
+    assert not curriculum.selects("sampler/gate_ema/logicif")
