@@ -40,8 +40,8 @@ class DemoItem:
 
 
 # --- instruction following: IFEval constraints whose pass rate on the demo model's random text is near 0.5 -------
-# (measured on 400 samples of the untrained model), so every GRPO group of 4 has reward variance with high
-# probability and the demo's gradient is not zero.
+# (docs/verl-integration.md), so every GRPO group of 4 has reward variance with high probability and the demo's
+# gradient is not zero.
 def _letters(letter: str, count: int, relation: str = "at least") -> dict[str, Any]:
     return {"letter": letter, "let_frequency": count, "let_relation": relation}
 

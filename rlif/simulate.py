@@ -47,7 +47,7 @@ class Strategy:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
-CURRICULUM = {"threshold": 0.5, "min_updates_per_level": 10, "check_every": 3, "gate_alpha": 0.1}
+CURRICULUM = {"threshold": 0.5, "min_updates_per_unlock": 10, "check_every": 3, "gate_alpha": 0.1}
 """The reference curriculum's defaults (RLIF ``RewardCurriculumSampler``), threshold as in its GUIDE.md."""
 
 REFERENCE_GATE = {**CURRICULUM, "gate_on": "source"}
@@ -127,15 +127,16 @@ class RunResult:
     """One strategy's trajectory under one seed.
 
     ``unlock_steps`` are 1-based update numbers (of ``logicif``; ``unlocks`` has every curriculum source);
-    ``policy_metrics[i]`` is what ``policy.update`` returned at update ``i + 1`` (weights, gate EMAs, levels), and
-    ``interval_success[i]`` the learner's true success probability on each split source's pools after update i.
+    ``policy_metrics[i]`` is what ``policy.update`` returned at update ``i + 1`` (weights, gate EMAs, newest unlocked
+    intervals), and ``interval_success[i]`` the learner's true success probability on each split source's pools
+    after update i.
     """
 
     heldout: list[float] = field(default_factory=list)
     heldout_by_source: dict[str, list[float]] = field(default_factory=dict)
     batch_reward: list[float] = field(default_factory=list)
     logicif_share: list[float] = field(default_factory=list)
-    logicif_level: list[float] = field(default_factory=list)
+    logicif_newest_interval: list[float] = field(default_factory=list)
     final_bucket_success: list[float] = field(default_factory=list)
     unlock_steps: list[int] = field(default_factory=list)
     unlocks: dict[str, list[int]] = field(default_factory=dict)
@@ -257,7 +258,7 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
         result.policy_metrics.append(dict(metrics))
         result.batch_reward.append(statistics.fmean(r.reward for r in records))
         result.logicif_share.append(logicif_prompts / config.prompts)
-        result.logicif_level.append(metrics.get("sampler/level/logicif", math.nan))
+        result.logicif_newest_interval.append(metrics.get("sampler/newest_interval/logicif", math.nan))
         result.interval_success.append(
             {
                 pool: sum(count * success(pool[0], pool[1], b) for b, count in enumerate(pool_histogram[pool]) if count)
@@ -291,7 +292,7 @@ def _mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
 
 def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str:
     """A markdown table: final held-out reward (overall, per source), LogicIF share, unlock steps (mean over the
-    seeds that reached each level) and the newest unlocked LogicIF interval at the end (its range over seeds).
+    seeds that reached each unlock) and the newest unlocked LogicIF interval at the end (its range over seeds).
 
     Args:
         results: runs per strategy label.
@@ -302,7 +303,7 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
     """
     lines = [
         "| strategy | held-out reward | iftrain | logicif | hardest 3 logicif buckets | logicif share | "
-        "steps to unlocks 1, 2, 5, 10 (runs reaching it) | final logicif level |",
+        "steps to unlocks 1, 2, 5, 10 (runs reaching it) | newest logicif interval at the end |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for label, runs in results.items():
@@ -313,13 +314,13 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
             return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
 
         hardest = [statistics.fmean(run.final_bucket_success[-3:]) for run in runs]
-        unlocks = reached_level = "-"
+        unlocks = final_unlocked = "-"
         if any(run.unlock_steps for run in runs):
             finals = [len(run.unlock_steps) for run in runs]
-            reached_level = f"{min(finals)}" if min(finals) == max(finals) else f"{min(finals)}-{max(finals)}"
+            final_unlocked = f"{min(finals)}" if min(finals) == max(finals) else f"{min(finals)}-{max(finals)}"
             cells = []
-            for level in (1, 2, 5, 10):
-                reached = [run.unlock_steps[level - 1] for run in runs if len(run.unlock_steps) >= level]
+            for unlock in (1, 2, 5, 10):
+                reached = [run.unlock_steps[unlock - 1] for run in runs if len(run.unlock_steps) >= unlock]
                 cells.append(
                     f"{statistics.fmean(reached):.0f} ({len(reached)}/{len(runs)})" if reached else f"- (0/{len(runs)})"
                 )
@@ -327,7 +328,7 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
         lines.append(
             f"| {label} | {final([r.heldout for r in runs])} | {final([r.heldout_by_source['iftrain'] for r in runs])} "
             f"| {final([r.heldout_by_source['logicif'] for r in runs])} | {statistics.fmean(hardest):.3f} "
-            f"| {final([r.logicif_share for r in runs])} | {unlocks} | {reached_level} |"
+            f"| {final([r.logicif_share for r in runs])} | {unlocks} | {final_unlocked} |"
         )
     return "\n".join(lines)
 
@@ -373,7 +374,7 @@ def plot(results: Mapping[str, Sequence[RunResult]], out: Path) -> list[Path]:
     styles = iter(["-", "--", ":", "-."] * len(results))  # identical curves stay visible on top of each other
     for label, runs in results.items():
         if any(run.unlock_steps for run in runs):
-            ax.plot(_mean_curve([run.logicif_level for run in runs]), next(styles), label=label, linewidth=2)
+            ax.plot(_mean_curve([run.logicif_newest_interval for run in runs]), next(styles), label=label, linewidth=2)
     ax.set_xlabel("step")
     ax.set_ylabel("newest unlocked LogicIF interval")
     ax.set_title("curriculum unlocks (mean over seeds)")
@@ -506,7 +507,7 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
     highest = max((v for curve in weights.values() for v in curve if not math.isnan(v)), default=1.0)
     axes[0].set_ylim(0.0, min(1.0, 1.2 * highest))  # from 0, so a constant 1/6 reads as 1/6, not as noise
     axes[0].set_ylabel("source-group weight")
-    for index, (name, curve) in enumerate(series("sampler/level/").items()):
+    for index, (name, curve) in enumerate(series("sampler/newest_interval/").items()):
         axes[1].step(steps, curve, styles[index % len(styles)], where="post", label=name)
     axes[1].yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     axes[1].set_ylabel("newest unlocked interval")
@@ -533,7 +534,7 @@ def plot_run(label: str, runs: Sequence[RunResult], threshold: float | None, pat
     axes[2].set_xlabel("update")
     for ax in axes:
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:  # a run without curriculum has no level or interval curves
+        if ax.get_legend_handles_labels()[0]:  # a run without curriculum has no unlock or interval curves
             ax.legend(fontsize=7, ncol=3)
     fig.suptitle(label, fontsize=10)
     fig.tight_layout()

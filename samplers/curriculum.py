@@ -3,15 +3,16 @@
 Each curriculum source (LogicIF by complexity score; graph tasks by size) is split by ``split_by_difficulty`` into
 an easiest initial interval plus N equal-count intervals. Training starts on the initial interval only. The next
 interval unlocks when the gating reward EMA is strictly above ``threshold`` (the group's words: "unlock harder
-intervals only if the reward is larger than 0.5"), after at least ``min_updates_per_level`` updates with records of
-that source at the current level, checked every ``check_every`` updates, at most one unlock per update.
+intervals only if the reward is larger than 0.5"), after at least ``min_updates_per_unlock`` updates with records of
+that source since its last unlock, checked every ``check_every`` updates, at most one unlock per update.
 ``gate_on="newest"`` (the default) averages only the newest unlocked interval's records and restarts that EMA at
 each unlock, so an interval opens when the model has learned the one before it. ``gate_on="source"`` (the
 reference's reading) averages all the source's records; the simulation (docs/samplers.md) shows that the large
-easy initial interval then keeps the EMA above the threshold, so unlocks come every ``min_updates_per_level``
+easy initial interval then keeps the EMA above the threshold, so unlocks come every ``min_updates_per_unlock``
 updates however the harder intervals go: a timer, not a gate.
 
-Within a source, unlocked interval i is drawn with weight ``rows_i * interval_decay**(level-i)``:
+A source's gate keeps ``unlocked``, the index of its newest unlocked interval (0: only the initial one). Within a
+source, unlocked interval i is drawn with weight ``rows_i * interval_decay**(unlocked-i)``:
 ``interval_decay=1`` draws uniformly over the unlocked rows (strategy 3), ``0.5`` halves each older interval's
 weight (strategy 4, "decay"). Sources themselves are weighted by a rule (``fixed`` or ``ema``, see
 ``samplers.source_weighting``), so "EMA over sources + curriculum within LogicIF" is ``source_weighting="ema"``.
@@ -19,7 +20,7 @@ weight (strategy 4, "decay"). Sources themselves are weighted by a rule (``fixed
 Deviations from the reference ``RewardCurriculumSampler`` (RLIF ``verl_extensions/multi_source_sampler.py``):
 - Gating is per source, on the newest interval by default, and strictly above the threshold. The reference averages
   the whole batch's rewards (so IF rewards could unlock LogicIF) and compares with ``>=``.
-- Several sources may be curriculum-gated, each with its own level (the reference has one ``complexity_source``).
+- Several sources may be curriculum-gated, each with its own gate (the reference has one ``complexity_source``).
 - Recency weights are exact probabilities; the reference approximates ``rows * decay**age`` by repeating each
   interval's indices ``max(1, int(10 * n_unlocked * normalised_weight))`` times.
 - No ``final_complexity_percentile``: filter the data instead of hiding rows inside the sampler.
@@ -52,53 +53,60 @@ class IntervalGate:
     def __init__(self, intervals: Sequence[int], rows: Sequence[int]) -> None:
         self.intervals = list(intervals)
         self.rows = list(rows)
-        self.level = 0
+        self.unlocked = 0
         """Index into ``intervals`` of the newest unlocked interval."""
         self.ema: float | None = None
-        self.updates_at_level = 0
+        self.updates_since_unlock = 0
+        """Updates since the last unlock that fed records to the gate's EMA."""
         self.unlock_steps: list[int] = []
         """Update number at which each unlock happened (for the simulation's "steps to unlock")."""
 
     @property
     def newest(self) -> int:
         """The newest unlocked interval."""
-        return self.intervals[self.level]
+        return self.intervals[self.unlocked]
 
     def interval_choice(self, decay: float) -> WeightedChoice[int]:
-        """The distribution over unlocked intervals: ``rows_i * decay**(level - i)``."""
-        unlocked = range(self.level + 1)
+        """The distribution over unlocked intervals: ``rows_i * decay**(unlocked - i)``."""
+        indices = range(self.unlocked + 1)
         return WeightedChoice(
-            [self.intervals[i] for i in unlocked], [self.rows[i] * decay ** (self.level - i) for i in unlocked]
+            [self.intervals[i] for i in indices], [self.rows[i] * decay ** (self.unlocked - i) for i in indices]
         )
 
     def state(self) -> dict[str, Any]:
         """The gate's learned state as plain values."""
         return {
-            "level": self.level,
+            "unlocked": self.unlocked,
             "ema": self.ema,
-            "updates_at_level": self.updates_at_level,
+            "updates_since_unlock": self.updates_since_unlock,
             "unlock_steps": list(self.unlock_steps),
         }
 
     def load(self, state: Mapping[str, Any], resplit: bool = False) -> None:
-        """Restore ``state()``; with ``resplit`` (the source's data changed) keep only the level, capped at the
+        """Restore ``state()``; with ``resplit`` (the source's data changed) keep only ``unlocked``, capped at the
         newest interval the new split has, and restart the EMA and the update count.
 
+        States saved under the former keys ``level`` and ``updates_at_level`` load too.
+
         Raises:
-            ValueError: the saved level does not exist in the current intervals (and ``resplit`` is off).
+            ValueError: the saved index does not exist in the current intervals (and ``resplit`` is off).
         """
-        level = int(state["level"])
+        unlocked = int(state["unlocked"] if "unlocked" in state else state["level"])
         if resplit:
-            self.level = min(max(level, 0), len(self.intervals) - 1)
+            self.unlocked = min(max(unlocked, 0), len(self.intervals) - 1)
             self.ema = None
-            self.updates_at_level = 0
+            self.updates_since_unlock = 0
             self.unlock_steps = [int(step) for step in state["unlock_steps"]]
             return
-        if not 0 <= level < len(self.intervals):
-            raise ValueError(f"saved curriculum level {level} is outside the {len(self.intervals)} intervals")
-        self.level = level
+        if not 0 <= unlocked < len(self.intervals):
+            raise ValueError(
+                f"saved newest unlocked interval index {unlocked} is outside the {len(self.intervals)} intervals"
+            )
+        self.unlocked = unlocked
         self.ema = None if state["ema"] is None else float(state["ema"])
-        self.updates_at_level = int(state["updates_at_level"])
+        self.updates_since_unlock = int(
+            state["updates_since_unlock"] if "updates_since_unlock" in state else state["updates_at_level"]
+        )
         self.unlock_steps = [int(step) for step in state["unlock_steps"]]
 
 
@@ -117,9 +125,11 @@ class RewardCurriculumPolicy(SamplingPolicy):
         num_intervals: equal-count intervals after the initial one.
         threshold: the gating reward EMA must be strictly above this to unlock the next interval.
         gate_alpha: EMA step of the gating reward, in (0, 1].
-        min_updates_per_level: updates with records of the source at its current level before it may unlock.
+        min_updates_per_unlock: updates with records of the source since its last unlock before it may unlock
+            the next interval.
         check_every: test the gates every this many updates (counted from the start).
-        interval_decay: weight factor per level of age for older unlocked intervals, in (0, 1]; 1 means none.
+        interval_decay: weight factor per newer unlocked interval for older unlocked intervals, in (0, 1]; 1 means
+            none.
         gate_on: ``newest`` (only the newest unlocked interval's records, restarted at each unlock) or ``source``
             (all the source's records, the reference's reading).
         source_weighting: ``fixed`` or ``ema``: how source groups are weighted against each other.
@@ -141,7 +151,7 @@ class RewardCurriculumPolicy(SamplingPolicy):
         num_intervals: int = 10,
         threshold: float = 0.5,
         gate_alpha: float = 0.1,
-        min_updates_per_level: int = 10,
+        min_updates_per_unlock: int = 10,
         check_every: int = 3,
         interval_decay: float = 1.0,
         gate_on: str = "newest",
@@ -155,8 +165,8 @@ class RewardCurriculumPolicy(SamplingPolicy):
             raise ValueError(f"curriculum_sources must be a non-empty list of names, got {curriculum_sources!r}")
         if not 0.0 < gate_alpha <= 1.0:
             raise ValueError(f"gate_alpha must be in (0, 1], got {gate_alpha}")
-        if min_updates_per_level < 1:
-            raise ValueError(f"min_updates_per_level must be >= 1, got {min_updates_per_level}")
+        if min_updates_per_unlock < 1:
+            raise ValueError(f"min_updates_per_unlock must be >= 1, got {min_updates_per_unlock}")
         if check_every < 1:
             raise ValueError(f"check_every must be >= 1, got {check_every}")
         if not 0.0 < interval_decay <= 1.0:
@@ -168,7 +178,7 @@ class RewardCurriculumPolicy(SamplingPolicy):
         self.num_intervals = int(num_intervals)
         self.threshold = float(threshold)
         self.gate_alpha = float(gate_alpha)
-        self.min_updates_per_level = int(min_updates_per_level)
+        self.min_updates_per_unlock = int(min_updates_per_unlock)
         self.check_every = int(check_every)
         self.interval_decay = float(interval_decay)
         self.gate_on = gate_on
@@ -266,10 +276,10 @@ class RewardCurriculumPolicy(SamplingPolicy):
             if count:
                 mean = total / count
                 gate.ema = mean if gate.ema is None else gate.ema + self.gate_alpha * (mean - gate.ema)
-                gate.updates_at_level += 1
-            if gate.level + 1 < len(gate.intervals) and self._may_unlock(gate):
-                gate.level += 1
-                gate.updates_at_level = 0
+                gate.updates_since_unlock += 1
+            if gate.unlocked + 1 < len(gate.intervals) and self._may_unlock(gate):
+                gate.unlocked += 1
+                gate.updates_since_unlock = 0
                 if self.gate_on == "newest":
                     gate.ema = None
                 gate.unlock_steps.append(self._updates)
@@ -277,10 +287,11 @@ class RewardCurriculumPolicy(SamplingPolicy):
         return self._metrics(grouped, ignored)
 
     def _may_unlock(self, gate: IntervalGate) -> bool:
-        """The reward gate: a check update, enough updates at this level, and the EMA strictly above threshold."""
+        """The reward gate: a check update, enough updates since the last unlock, and the EMA strictly above
+        threshold."""
         return (
             self._updates % self.check_every == 0
-            and gate.updates_at_level >= self.min_updates_per_level
+            and gate.updates_since_unlock >= self.min_updates_per_unlock
             and gate.ema is not None
             and gate.ema > self.threshold
         )
@@ -288,7 +299,7 @@ class RewardCurriculumPolicy(SamplingPolicy):
     def _metrics(self, grouped: Mapping[Pool, Sequence[float]], ignored: int) -> dict[str, float]:
         metrics = self._rule.metrics()
         for source, gate in self._gates.items():
-            metrics[f"sampler/level/{source}"] = float(gate.newest)
+            metrics[f"sampler/newest_interval/{source}"] = float(gate.newest)
             metrics[f"sampler/gate_threshold/{source}"] = self.threshold
             if gate.ema is not None:
                 metrics[f"sampler/gate_ema/{source}"] = gate.ema
@@ -316,10 +327,11 @@ class RewardCurriculumPolicy(SamplingPolicy):
         }
 
     def load_state_dict(self, state: Mapping[str, Any], changed: frozenset[str] = frozenset()) -> None:
-        """Restore a saved state onto the same pools; gates of ``changed`` sources keep only their (capped) level.
+        """Restore a saved state onto the same pools; gates of ``changed`` sources keep only their (capped)
+        newest unlocked interval.
 
         Raises:
-            ValueError: the saved pools, gates or levels do not fit the current data.
+            ValueError: the saved pools, gates or unlocked intervals do not fit the current data.
         """
         saved_gates = {source for source in state["gates"] if source not in changed}
         current_gates = {source for source in self._gates if source not in changed}
@@ -404,4 +416,4 @@ class StagedCurriculumPolicy(RewardCurriculumPolicy):
 
     def _may_unlock(self, gate: IntervalGate) -> bool:
         """A timer by design: the next level starts after ``steps_per_level`` updates per level reached."""
-        return self._updates >= (gate.level + 1) * self.steps_per_level
+        return self._updates >= (gate.unlocked + 1) * self.steps_per_level

@@ -1,12 +1,13 @@
 """A fingerprint of each source's rows and split, saved with the sampler state, so a resume onto other data stops.
 
-A policy's learned state (curriculum levels, gate EMAs, draw counts) means something only for the rows it was
-learned on: "level 6 of LogicIF" after the LogicIF rows doubled, or after their difficulties were reversed, is a
-different set of prompts. The pool names alone cannot tell (recomputed intervals keep their numbers), so each
-source's fingerprint holds its row count, each interval's rows and difficulty range (the cut points), and a digest
-of which row went to which interval (catching reordered or re-scored rows with the same counts). A mismatch is an
-error naming the source and what changed; ``on_data_change="resplit"`` (the data setting
-``data.rlif_sampler.on_data_change``) instead keeps the new split and restarts the changed sources' per-pool state.
+A policy's learned state (unlocked curriculum intervals, gate EMAs, draw counts) means something only for the rows it
+was learned on: "LogicIF interval 6 unlocked" after the LogicIF rows doubled, or after their difficulties were
+reversed, is a different set of prompts. The pool names alone cannot tell (recomputed intervals keep their
+numbers), so each source's fingerprint holds its row count, each interval's rows and difficulty range (the cut
+points), and a digest of which row went to which interval (catching reordered or re-scored rows with the same
+counts). A mismatch is an error naming the source and what changed; ``on_data_change="resplit"`` (the data
+setting ``data.rlif_sampler.on_data_change``) instead keeps the new split and restarts the changed sources' per-pool
+state.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def check_data_unchanged(
     if changes and on_data_change == "error":
         listed = "; ".join(f"pool {source!r}: {what}" for source, what in changes.items())
         raise ValueError(
-            f"the training data changed since the sampler state was saved ({listed}); the saved curriculum levels "
+            f"the training data changed since the sampler state was saved ({listed}); the saved curriculum unlocks "
             f"and weights describe other rows. Restore the data, or set {SETTING}=resplit to re-split it and continue"
         )
     return changes

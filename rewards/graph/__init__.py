@@ -10,14 +10,14 @@ from typing import Any
 
 from rewards.graph.scorer import score_graph
 from rewards.graph.truth import check_ground_truth, normalize_ground_truth
-from rewards.graph.variants import DEFAULT_SHAPE, shape_named
+from rewards.graph.variants import DEFAULT_VARIANT, variant_named
 from rewards.registry import TaskFamily, register_family
 
 
 def check_params(params: dict) -> None:
     """``graph_reward`` must name one of the five variants."""
     if "graph_reward" in params:
-        shape_named(params["graph_reward"])
+        variant_named(params["graph_reward"])
 
 
 def failure_score(params: Mapping[str, Any]) -> float:
@@ -26,7 +26,7 @@ def failure_score(params: Mapping[str, Any]) -> float:
     Under ``complicated`` an infeasible answer scores -1 (-2 with a loop): a crash scored 0 would beat it, the
     NPG-Muse hazard ``docs/np-graph-rewards.md`` (deviation 11) rules out.
     """
-    return shape_named(params.get("graph_reward", DEFAULT_SHAPE)).bounds()[0]
+    return variant_named(params.get("graph_reward", DEFAULT_VARIANT)).bounds()[0]
 
 
 GRAPH_FAMILY = register_family(
@@ -42,7 +42,7 @@ GRAPH_FAMILY = register_family(
             "graph_format",
             "graph_repeat",
         ),
-        options={"graph_reward": DEFAULT_SHAPE},
+        options={"graph_reward": DEFAULT_VARIANT},
         score=score_graph,
         normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,

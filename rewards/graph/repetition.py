@@ -1,11 +1,11 @@
 """Find a degenerate loop in a response: a block of >= 20 characters written >= 5 times back to back.
 
 NPG-Muse penalises responses in which ``string-repetition``'s ``StringRepetitionDetector(min_length=20,
-min_repeats=5)`` finds such a loop. That detector is pure Python, costs 0.2-0.4 s on a 24k-character response and,
+min_repeats=5)`` finds such a loop. That detector is pure Python, far too slow to run on every long response, and,
 because it binary-searches the block length (a predicate that is not monotone), misses loops in the middle of a text.
-This module decides the same property exactly, anywhere in the text, in O(n log n) vectorised numpy work
-(about 1-2 ms for 24k characters; the log factor is the number of dyadic levels, 8 at 24k characters, so the cost
-per character is flat in practice).
+This module decides the same property exactly, anywhere in the text, in O(n log n) vectorised numpy work. The log
+factor is the number of period bands, which grows slowly with the length, so the cost per character is flat in
+practice (``docs/np-graph-rewards.md`` has the measurements).
 
 Definition (the reference's): the text contains a *tandem repeat* of period ``p >= min_period`` with at least
 ``min_repeats`` copies, i.e. a position ``i`` with ``text[i : i + r*p]`` equal to one ``p``-block written ``r`` times.
@@ -14,9 +14,9 @@ A block that is itself periodic counts too ("ab" * 50 holds the 20-block "ab" * 
 
 Why sampling the text at a few anchors is complete:
 
-* Group periods in dyadic levels ``p`` in ``[P, 2P)`` with ``P = min_period * 2**k``. For each level, hash every
+* Group periods in bands ``p`` in ``[P, 2P)`` with ``P = min_period * 2**k``. For each band, hash every
   length-``P`` window and take *anchors* at the multiples of ``P``.
-* A loop of period ``p`` at level ``P`` satisfies ``text[x] == text[x + p]`` on ``[i, i + (r-1)p)``, so the window at
+* A loop of period ``p`` in band ``P`` satisfies ``text[x] == text[x + p]`` on ``[i, i + (r-1)p)``, so the window at
   every anchor ``a`` in ``[i, i + (r-1)p - P]`` equals the window at ``a + p``. That interval has length
   ``(r-1)p - P >= (r-2)P``, so it holds at least ``g = r - 2`` consecutive anchors (3 for r = 5), all agreeing
   on the same shift ``p``. Conversely, a shift on which fewer than ``g`` consecutive anchors agree cannot be a loop,
@@ -28,9 +28,9 @@ Why sampling the text at a few anchors is complete:
 
 Hashes (polynomial, wrapping modulo 2**64, so no slow integer modulo) only propose candidates. Equal strings always
 hash equal, so no loop is ever missed; a collision can only overstate an extension, and the exact comparison then
-rejects it. Comparing all anchors of a level with all shifts ``[P, 2P)`` is one reshape of the window-hash array
-(``m`` anchors x ``P`` shifts = about ``n`` comparisons), so each level is O(n), plus O(K log n) for its K
-candidates, and there are ``log2(n / (r * min_period))`` levels.
+rejects it. Comparing all anchors of a band with all shifts ``[P, 2P)`` is one reshape of the window-hash array
+(``m`` anchors x ``P`` shifts = about ``n`` comparisons), so each band is O(n), plus O(K log n) for its K
+candidates, and there are ``log2(n / (r * min_period))`` bands.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def has_repetition(text: str, min_period: int = MIN_PERIOD, min_repeats: int = M
 
 
 def find_tandem_repeat(text: str, min_period: int = MIN_PERIOD, min_repeats: int = MIN_REPEATS) -> TandemRepeat | None:
-    """Return one loop of ``text`` (shortest dyadic period level first), or None when there is none.
+    """Return one loop of ``text`` (shortest period band first), or None when there is none.
 
     Args:
         text: any string.
@@ -115,16 +115,16 @@ def find_tandem_repeat(text: str, min_period: int = MIN_PERIOD, min_repeats: int
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
     prefix = _prefix_hashes(codes)
     window_hash = _window_hashes(prefix, min_period)
-    level = min_period
+    width = min_period
     while True:
-        found = _search_level(codes, prefix, window_hash, level, min_repeats)
+        found = _search_band(codes, prefix, window_hash, width, min_repeats)
         if found is not None:
             return found
-        if 2 * level * min_repeats > n:
+        if 2 * width * min_repeats > n:
             return None
         # hash(j, 2P) = hash(j, P) + B**P * hash(j + P, P), with hash(j, L) = sum_k text[j + k] * B**k.
-        window_hash = window_hash[:-level] + window_hash[level:] * np.uint64(pow(_BASE, level, 1 << 64))
-        level *= 2
+        window_hash = window_hash[:-width] + window_hash[width:] * np.uint64(pow(_BASE, width, 1 << 64))
+        width *= 2
 
 
 @lru_cache(maxsize=8)
@@ -164,18 +164,19 @@ def _window_hashes(prefix: np.ndarray, width: int) -> np.ndarray:
     return spans * backward[: len(spans)]
 
 
-def _search_level(
-    codes: np.ndarray, prefix: np.ndarray, window_hash: np.ndarray, level: int, min_repeats: int
+def _search_band(
+    codes: np.ndarray, prefix: np.ndarray, window_hash: np.ndarray, width: int, min_repeats: int
 ) -> TandemRepeat | None:
-    """Look for a loop with period in ``[level, 2*level)``, given the hashes of all length-``level`` windows."""
+    """Look for a loop with period in the band ``[width, 2*width)``, given the hashes of all length-``width``
+    windows."""
     group = min_repeats - 2
-    anchors = (len(window_hash) + level - 1) // level
+    anchors = (len(window_hash) + width - 1) // width
     if anchors < group:
         return None
-    # Pad so that anchor t's shifts [level, 2*level) are row t of one reshaped view.
-    padded = np.full((anchors + 2) * level, _PAD, dtype=np.uint64)
+    # Pad so that anchor t's shifts [width, 2*width) are row t of one reshaped view.
+    padded = np.full((anchors + 2) * width, _PAD, dtype=np.uint64)
     padded[: len(window_hash)] = window_hash
-    agree = padded[level : (anchors + 1) * level].reshape(anchors, level) == padded[: anchors * level : level, None]
+    agree = padded[width : (anchors + 1) * width].reshape(anchors, width) == padded[: anchors * width : width, None]
     together = agree[: anchors - group + 1].copy()
     for offset in range(1, group):
         together &= agree[offset : anchors - group + 1 + offset]
@@ -184,9 +185,10 @@ def _search_level(
         return None
     # Every candidate (anchor a, period p): measure how far text[x] == text[x + p] extends around a, by hash.
     # Candidates go in chunks, stopping at the first confirmed loop: a highly periodic text ("a" * 24000) makes every
-    # anchor and shift a candidate, and all of them would cost ~10x the first chunk, which already confirms it.
-    all_start = rows.astype(np.int64) * level
-    all_period = shifts.astype(np.int64) + level
+    # anchor and shift a candidate, and measuring all of them costs far more than the first chunk, which already
+    # confirms it.
+    all_start = rows.astype(np.int64) * width
+    all_period = shifts.astype(np.int64) + width
     n = len(codes)
     for chunk in range(0, len(all_start), _CANDIDATE_CHUNK):
         start = all_start[chunk : chunk + _CANDIDATE_CHUNK]

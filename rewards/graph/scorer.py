@@ -18,7 +18,7 @@ from typing import Any
 from rewards.graph.checks import MISSING, Category, judge
 from rewards.graph.repetition import has_repetition
 from rewards.graph.truth import parse_ground_truth
-from rewards.graph.variants import DEFAULT_SHAPE, shape_named
+from rewards.graph.variants import DEFAULT_VARIANT, variant_named
 from rewards.thinking import SplitResponse
 
 FORMAT_PREFIX = "<think>\n"
@@ -29,7 +29,7 @@ def score_graph(
     response: SplitResponse,
     ground_truth: str,
     extra_info: Mapping[str, Any] | None = None,
-    graph_reward: str = DEFAULT_SHAPE,
+    graph_reward: str = DEFAULT_VARIANT,
 ) -> dict[str, float | None]:
     """Reward one response to a graph task.
 
@@ -37,7 +37,7 @@ def score_graph(
         response: the response split by ``rewards.thinking.split_thinking``.
         ground_truth: the row's ground-truth JSON (``{"task", "graph", "optimum"}``).
         extra_info: the row's ``extra_info``; unused (the ground truth holds everything).
-        graph_reward: one of ``variants.SHAPES`` (default ``binary``).
+        graph_reward: one of ``variants.VARIANTS`` (default ``binary``).
 
     Returns:
         ``score`` (the reward, in the variant's range), ``acc`` (1 iff optimal), ``graph_optimal``,
@@ -48,14 +48,14 @@ def score_graph(
         ValueError: unknown ``graph_reward`` or malformed ground truth (data/config errors, never model output).
     """
     del extra_info
-    shape = shape_named(graph_reward)
+    variant = variant_named(graph_reward)
     truth = parse_ground_truth(ground_truth)
     verdict = MISSING if response.think_unclosed else judge(truth, response.answer)
     formatted = response.raw.startswith(FORMAT_PREFIX)
-    repeated = has_repetition(response.raw) if shape.repeat_penalty else None
-    score = shape.answer_part(truth.task, verdict) + shape.format_bonus * formatted
+    repeated = has_repetition(response.raw) if variant.repeat_penalty else None
+    score = variant.answer_part(truth.task, verdict) + variant.format_bonus * formatted
     if repeated:
-        score -= shape.repeat_penalty
+        score -= variant.repeat_penalty
     optimal = verdict.category is Category.OPTIMAL
     return {
         "score": score,

@@ -1,6 +1,6 @@
 """What one graph task provides to the scorer: the contract every module in ``rewards/graph/tasks/`` fills.
 
-The generic code (``truth.py`` ground truth, ``checks.py`` verdicts, ``variants.py`` reward shapes) never names a
+The generic code (``truth.py`` ground truth, ``checks.py`` verdicts, ``variants.py`` reward variants) never names a
 task: it looks the task up in ``rewards.graph.tasks.TASKS`` and calls these functions, so adding a task never
 edits it.
 """

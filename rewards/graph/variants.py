@@ -1,4 +1,6 @@
-"""The five NPG-Muse reward shapes (``graph_reward``), reproduced with the hardened verdicts of ``checks.py``.
+"""The five NPG-Muse reward variants, reproduced with the hardened verdicts of ``checks.py``.
+
+The option ``graph_reward`` selects the graph reward variant by name.
 
 | variant | answer part A | format | repeat | range |
 |---|---|---|---|---|
@@ -22,7 +24,7 @@ from rewards.graph.tasks import TASKS
 
 
 @dataclass(frozen=True)
-class RewardShape:
+class RewardVariant:
     """Weights of one reward variant (see the module table).
 
     Attributes:
@@ -52,34 +54,34 @@ class RewardShape:
         return self.failure
 
     def bounds(self) -> tuple[float, float]:
-        """The lowest and highest reward this shape can give."""
+        """The lowest and highest reward this variant can give."""
         low = min(self.failure, 0.0) - self.repeat_penalty
         return low, self.optimal + self.format_bonus
 
 
-SHAPES: dict[str, RewardShape] = {
-    "binary": RewardShape(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.0, repeat_penalty=0.0),
-    "binary_format": RewardShape(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.5, repeat_penalty=0.0),
-    "binary_format_repeat": RewardShape(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.5, repeat_penalty=0.5),
-    "ratio_quality_format_repeat": RewardShape(
+VARIANTS: dict[str, RewardVariant] = {
+    "binary": RewardVariant(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.0, repeat_penalty=0.0),
+    "binary_format": RewardVariant(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.5, repeat_penalty=0.0),
+    "binary_format_repeat": RewardVariant(optimal=1.0, quality=0.0, failure=0.0, format_bonus=0.5, repeat_penalty=0.5),
+    "ratio_quality_format_repeat": RewardVariant(
         optimal=1.0, quality=0.5, failure=0.0, format_bonus=0.5, repeat_penalty=0.5
     ),
-    "complicated": RewardShape(
+    "complicated": RewardVariant(
         optimal=2.0, quality=0.5, failure=-1.0, format_bonus=1.0, repeat_penalty=1.0, square_quality=True
     ),
 }
-"""Variant name -> shape; ``binary`` is the default."""
+"""Variant name -> weights; ``binary`` is the default."""
 
-DEFAULT_SHAPE = "binary"
+DEFAULT_VARIANT = "binary"
 
 
-def shape_named(name: str) -> RewardShape:
-    """The shape called ``name``.
+def variant_named(name: str) -> RewardVariant:
+    """The variant called ``name``.
 
     Raises:
         ValueError: unknown name; the message lists the known ones.
     """
     try:
-        return SHAPES[name]
+        return VARIANTS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"graph_reward: unknown variant {name!r}; known: {sorted(SHAPES)}") from None
+        raise ValueError(f"graph_reward: unknown variant {name!r}; known: {sorted(VARIANTS)}") from None

@@ -1,9 +1,10 @@
 """langdetect's language detection, re-implemented for speed with identical results (seeded).
 
 IFEval's ``response_language``, ``english_capital`` and ``english_lowercase`` call ``langdetect.detect``; in the
-reward it is 80-90% of the CPU time (a few ms per KB, then eight times again for the loose variants). This module
-runs the same algorithm as langdetect 1.0.9 on langdetect's own language profiles and returns the same answers
-(``test_if_language.py`` compares it with ``langdetect.Detector`` on real and random text), but:
+reward it takes most of the CPU time, the more so as the loose variants run it up to eight times again
+(docs/instruction-following.md). This module runs the same algorithm as langdetect 1.0.9 on langdetect's own
+language profiles and returns the same answers (``test_if_language.py`` compares it with ``langdetect.Detector`` on
+real and random text), but:
 
 - characters are normalised once per distinct character (``str.translate``) instead of once per occurrence,
 - n-grams are produced per word and cached per word (text repeats words); every cache is bounded (least recently

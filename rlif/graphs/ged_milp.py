@@ -6,10 +6,10 @@ an image (bond types are ignored). With ``m`` the number of A bonds mapped onto 
 
     GED = relabels + |E_A| + |E_B| - 2 m.
 
-networkx needs minutes at 12 atoms. We solve the bijection exactly with the edge-matching formulation of
-Lerouge et al. (2017, "New binary linear programming formulation to compute the graph edit distance"),
-specialised to a bijection, with each undirected bond of B taken as two arcs so that the images of both ends of
-an A bond are pinned separately:
+networkx's search over edit paths is exponential in the atom count, far too slow at GraphArena's sizes. We solve
+the bijection exactly with the edge-matching formulation of Lerouge et al. (2017, "New binary linear programming
+formulation to compute the graph edit distance"), specialised to a bijection, with each undirected bond of B taken
+as two arcs so that the images of both ends of an A bond are pinned separately:
 
 * ``x[u,i]`` binary: atom u of A goes to atom i of B; every row and column sums to 1;
 * ``y[e,(k,l)]`` in [0, 1] for bond e = (u, v), u < v, of A and arc (k, l) of B: u goes to k and v goes to l;
@@ -19,11 +19,10 @@ an A bond are pinned separately:
   ``x[u,k]``.
 
 Given integral ``x`` these force ``y[e,(k,l)] = 1`` only for ``(k, l) = (pi(u), pi(v))``, so ``y`` needs no
-integrality. Measured while developing this (7 synthetic pairs of 20 atoms, one core): the root LP bound is
-within 1-2 of the optimum (e.g. 12.0 vs 13), where the undirected aggregate
-``sum_{f ni k} y[e,f] <= x[u,k] + x[v,k]`` gave 11.7 and a median of 2.7 CPU s instead of 0.9 s; degree-cap rows
-(``matched bonds at u <= min(deg)``) did not tighten the bound and only slowed the LP, so they are left out.
-Current timings: benchmarks/graph_exact_solvers.md.
+integrality. Pinning each arc end separately gives a tighter LP bound, and so a faster solve, than the undirected
+aggregate ``sum_{f ni k} y[e,f] <= x[u,k] + x[v,k]``. Degree-cap rows (``matched bonds at u <= min(deg)``) do not
+tighten the bound and only slow the LP, so they are left out. The measurements behind both choices are in
+docs/np-graph-data.md ("Exact solvers"); current timings in benchmarks/graph_exact_solvers.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every graph row's witness is checked by the row validation (``rewards.graph.trut
 the stored optimum is reachable, and that nothing the solver found beats it. What a witness cannot prove is that
 nothing better exists: a wrong solver (or a hand-edited file) can store a suboptimal solution together with its
 value, and the reward then pays 1.0 for a suboptimal answer while a better one gets no extra credit. Only solving
-again settles that. The exact solvers take milliseconds to a few seconds per instance
+again settles that. Re-solving the large GED instances is too costly for every row of a large file
 (``benchmarks/graph_exact_solvers.md``), so ``python -m rlif.data validate`` re-solves up to ``--resolve N`` rows
 per file: all of a small file, a seeded random sample of a large one.
 """

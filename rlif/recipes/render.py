@@ -6,7 +6,7 @@ and its verl overrides (applied to rlif's trainer config, which holds what every
 submitted from and calls its steps, so that a diff between two scripts shows only what differs between their runs.
 The CPU end-to-end variant of a run (``cpu_mode``) has its own small template.
 
-Jinja settings answer three measured pitfalls (docs/recipes.md): ``StrictUndefined`` turns a missing value into an
+Jinja settings answer three pitfalls (docs/recipes.md): ``StrictUndefined`` turns a missing value into an
 error instead of an empty string; ``keep_trailing_newline`` keeps the script's final newline; the comment
 delimiters are ``{##``/``##}`` so bash's ``${#array[@]}`` is plain text, not the start of a Jinja comment.
 """

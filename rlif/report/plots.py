@@ -1,4 +1,4 @@
-"""The report's plots: one figure per panel (reward per source, sampler weights, curriculum levels, response
+"""The report's plots: one figure per panel (reward per source, sampler weights, curriculum unlocks, response
 length, KL, validation), one small chart per metric key, one line per run.
 
 Figures are drawn with matplotlib's Agg backend (no display needed on a cluster node) and kept twice: as inline SVG
@@ -31,6 +31,9 @@ class Panel:
     selects: Callable[[str], bool]
 
 
+CURRICULUM_PREFIXES = ("sampler/newest_interval/", "sampler/level/")
+"""The curriculum metric; metrics files of runs that logged it as ``sampler/level/`` still show it."""
+
 PANELS = (
     Panel(
         "reward",
@@ -38,7 +41,11 @@ PANELS = (
         lambda k: k == "critic/score/mean" or (k.startswith("train/") and k.endswith("/reward_mean")),
     ),
     Panel("sampler-weights", "Sampler weights per source", lambda k: k.startswith("sampler/weight/")),
-    Panel("curriculum", "Curriculum: newest unlocked interval per source", lambda k: k.startswith("sampler/level/")),
+    Panel(
+        "curriculum",
+        "Curriculum: newest unlocked interval per source",
+        lambda k: k.startswith(CURRICULUM_PREFIXES),
+    ),
     Panel("response-length", "Response length", lambda k: k in ("response_length/mean", "response_length/clip_ratio")),
     Panel("kl", "KL", lambda k: k in ("actor/kl_loss", "actor/ppo_kl")),
     Panel("validation", "Validation metrics", lambda k: k.startswith("val-core/")),
@@ -91,7 +98,9 @@ def _draw(pyplot: Any, panel: Panel, keys: Sequence[str], runs: Sequence[Run]) -
     rows = math.ceil(len(keys) / columns)
     fig, axes = pyplot.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False)
     colors = pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
-    drawstyle = "steps-post" if panel.slug == "curriculum" else "default"  # a level holds until the next unlock
+    drawstyle = (
+        "steps-post" if panel.slug == "curriculum" else "default"
+    )  # an interval stays newest until the next unlock
     for index, key in enumerate(keys):
         axis = axes[index // columns][index % columns]
         for number, run in enumerate(runs):

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewards import compute_score
-from rewards.graph.variants import SHAPES
+from rewards.graph.variants import VARIANTS
 from rlif.graphs.items import make_item
 from rlif.graphs.rows import item_row
 
@@ -47,13 +47,13 @@ any_text = st.one_of(st.text(max_size=300), answer_like)
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=any_text, task=st.sampled_from(sorted(TRUTHS)), variant=st.sampled_from(sorted(SHAPES)))
+@given(text=any_text, task=st.sampled_from(sorted(TRUTHS)), variant=st.sampled_from(sorted(VARIANTS)))
 def test_any_text_scores_in_range_quickly(text, task, variant):
     start = time.process_time()
     out = compute_score(f"graph/{task}", text, TRUTHS[task], None, graph_reward=variant)
     elapsed = time.process_time() - start
     assert out["reward_error"] == 0
-    low, high = SHAPES[variant].bounds()
+    low, high = VARIANTS[variant].bounds()
     assert low <= out["score"] <= high
     assert 0.0 <= out["graph_quality"] <= 1.0
     assert out["acc"] in (0.0, 1.0)
@@ -66,7 +66,7 @@ def test_long_responses_stay_under_20_ms(filler, task):
     text = "<think>\n" + (filler * (24_000 // len(filler) + 1))[:24_000] + "\n</think>\n[0, 1], [1, 0]"
     compute_score(f"graph/{task}", text, TRUTHS[task], None, graph_reward="complicated")
     best = min(_timed(task, text) for _ in range(3))
-    assert best < 0.02 * 2  # the loop detector included; about 2-5 ms measured
+    assert best < 0.02 * 2  # the loop detector included
 
 
 def _timed(task: str, text: str) -> float:

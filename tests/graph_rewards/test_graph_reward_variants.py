@@ -6,9 +6,9 @@ import pytest
 from graph_reward_instances import social_truth, tsp_truth
 
 from rewards import compute_score, reward_keys
-from rewards.graph.variants import SHAPES
+from rewards.graph.variants import VARIANTS
 
-VARIANTS = ["binary", "binary_format", "binary_format_repeat", "ratio_quality_format_repeat", "complicated"]
+VARIANT_NAMES = ["binary", "binary_format", "binary_format_repeat", "ratio_quality_format_repeat", "complicated"]
 NAMES = ["Ana Li", "Bo Chen", "Cy Diaz", "Dee Ek", "Eli Fox"]
 K4_PLUS_ONE = [(a, b) for a in range(4) for b in range(a + 1, 4)] + [(3, 4)]  # max clique 4
 MCP = social_truth("mcp", NAMES, K4_PLUS_ONE)
@@ -25,7 +25,7 @@ def think(body: str, answer: str) -> str:
     return f"<think>\n{body}\n</think>\n\n{answer}"
 
 
-# Rows: NPG-Muse's measured rewards (docs/np-graph-rewards.md, section 5), per variant in VARIANTS order.
+# Rows: NPG-Muse's measured rewards (docs/np-graph-rewards.md, section 5), per variant in VARIANT_NAMES order.
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -42,7 +42,7 @@ def think(body: str, answer: str) -> str:
     ],
 )
 def test_npg_muse_numbers(text, expected):
-    for variant, want in zip(VARIANTS, expected, strict=True):
+    for variant, want in zip(VARIANT_NAMES, expected, strict=True):
         assert score(text, variant)["score"] == pytest.approx(want), variant
 
 
@@ -79,7 +79,7 @@ def test_unknown_variant_is_a_config_error_not_a_silent_zero():
         score(think("x", CLIQUE4), "binary_fmt")  # the router checks option values before scoring
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_bounds_match_the_documented_ranges(variant):
     documented = {
         "binary": (0, 1),
@@ -88,7 +88,7 @@ def test_bounds_match_the_documented_ranges(variant):
         "ratio_quality_format_repeat": (-0.5, 1.5),
         "complicated": (-2, 3),
     }
-    assert SHAPES[variant].bounds() == documented[variant]
+    assert VARIANTS[variant].bounds() == documented[variant]
 
 
 def test_lowest_complicated_reward_is_reached():
@@ -105,21 +105,21 @@ LOWEST = {
 """Each variant's documented lowest reward: what a crashed sample must score, so a crash never beats an answer."""
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_a_scorer_crash_scores_the_variant_lowest_reward(variant, monkeypatch):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("checker bug")
 
     monkeypatch.setattr("rewards.graph.scorer.judge", broken)
     out = score(think("x", "[Ghost]"), variant)
-    assert out["score"] == LOWEST[variant] == SHAPES[variant].bounds()[0]
+    assert out["score"] == LOWEST[variant] == VARIANTS[variant].bounds()[0]
     assert out["reward_error"] == 1 and out["acc"] == 0 and set(out) == set(reward_keys())
     monkeypatch.undo()
     infeasible = score(think("x", "[Ghost]"), variant)
     assert infeasible["reward_error"] == 0 and out["score"] <= infeasible["score"]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_bad_ground_truth_scores_the_variant_lowest_reward(variant):
     out = score(think("x", CLIQUE4), variant, truth='{"task": "mcp"}')  # parse_ground_truth raises ValueError
     assert out["score"] == LOWEST[variant] and out["reward_error"] == 1

@@ -5,7 +5,7 @@
 ifeval_oracle_verdicts.json.gz``, keyed by instruction id, kwargs and the sha256 of the response. The replay tests
 rebuild the same cases, score each through the real reward entry ``rewards.compute_score`` (one instruction per
 ground truth, so ``if_prompt_strict``/``if_prompt_loose`` are that instruction's verdicts; the thinking split and
-answer handling are included) and compare with the stored verdicts. They need only ``shared/data`` (~20 s).
+answer handling are included) and compare with the stored verdicts. They need only ``shared/data``.
 
 To regenerate the stored verdicts after a corpus change, or to check them against the oracle (the slow test
 below, skipped unless ``RLIF_IF_ORACLE`` points at the official code), see docs/instruction-following.md,

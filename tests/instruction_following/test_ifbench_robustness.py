@@ -62,8 +62,9 @@ DEGENERATE_PATTERNS = {
     "csv_quotes": '"x',
     "bullets": "* -\n",
 }
-# Checkers that run Punkt / Treebank over the whole response. Their cost is nltk's, about 20-60 us per token, so
-# they are timed on answers up to the reward path's cap (scoring.MAX_ANSWER_CHARS), not on a megabyte.
+# Checkers that run Punkt / Treebank over the whole response. Their cost is nltk's, steep per token
+# (docs/ifbench.md), so they are timed on answers up to the reward path's cap (scoring.MAX_ANSWER_CHARS), not on a
+# megabyte.
 PUNKT_IDS = frozenset(
     {
         "count:pronouns", "custom:sentence_alphabet", "custom:word_reverse", "format:emoji",

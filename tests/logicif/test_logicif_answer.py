@@ -105,7 +105,7 @@ def test_attempt_budget_limits_how_far_back_the_search_goes() -> None:
 def test_hostile_megabyte_inputs_finish_fast(text: str) -> None:
     start = time.process_time()
     find_answer(text)
-    assert time.process_time() - start < 0.25  # CPU time, typically under 15 ms; generous for a loaded machine
+    assert time.process_time() - start < 0.25  # CPU time; generous for a loaded machine
 
 
 def test_non_string_input_has_no_answer() -> None:

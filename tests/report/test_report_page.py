@@ -27,7 +27,7 @@ def _step_metrics(step: int, strength: float) -> dict[str, float]:
         "train/logicif/reward_mean": strength * 0.5 * (1 - math.exp(-step / 12)),
         "sampler/weight/ifeval": 0.5 - 0.01 * step * strength,
         "sampler/weight/logicif": 0.5 + 0.01 * step * strength,
-        "sampler/level/logicif": float(step // 5),
+        "sampler/newest_interval/logicif": float(step // 5),
         "response_length/mean": 300 + 10 * step,
         "actor/kl_loss": 0.001 * step,
         "actor/ppo_kl": 0.0001 * step,
@@ -108,7 +108,7 @@ def test_page_opens_in_headless_chromium_with_every_plot(
         figure = re.search(rf'<figure id="plot-{panel}">(.*?)</figure>', dom, re.S)
         assert figure is not None, panel
         assert "<svg" in figure.group(1) and "<path" in figure.group(1), panel
-    assert "train/logicif/reward_mean" in dom and "sampler/level/logicif" in dom and "fixed_1to1" in dom
+    assert "train/logicif/reward_mean" in dom and "sampler/newest_interval/logicif" in dom and "fixed_1to1" in dom
     best = re.findall(r'<td class="num best">([\d.]+)</td>', dom)
     assert "0.6600" in best and "0.2000" in best  # higher accuracy wins; lower hallucination wins
     assert "ema by 0.05" in dom and "tie: fixed_1to1, ema" in dom
@@ -162,3 +162,11 @@ def _distinct_colours(path: Path) -> int:
 
     pixels = image.imread(path)
     return len({tuple(p) for p in pixels.reshape(-1, pixels.shape[-1])[::37].round(3).tolist()})
+
+
+def test_curriculum_panel_also_reads_the_metric_under_its_old_name() -> None:
+    from rlif.report.plots import PANELS as PLOT_PANELS
+
+    curriculum = next(panel for panel in PLOT_PANELS if panel.slug == "curriculum")
+    assert curriculum.selects("sampler/newest_interval/logicif") and curriculum.selects("sampler/level/logicif")
+    assert not curriculum.selects("sampler/gate_ema/logicif")

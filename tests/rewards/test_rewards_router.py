@@ -162,10 +162,10 @@ def test_if_and_logicif_crashes_score_zero(source: str) -> None:
 
 @pytest.mark.parametrize("variant", ["binary", "binary_format", "binary_format_repeat", "complicated"])
 def test_graph_crash_scores_the_variant_lower_bound(variant: str) -> None:
-    from rewards.graph.variants import SHAPES
+    from rewards.graph.variants import VARIANTS
 
     result = compute_score("graph/mcp", "[A]", '{"task": "mcp"}', graph_reward=variant)
-    assert result["reward_error"] == 1.0 and result["score"] == SHAPES[variant].bounds()[0]
+    assert result["reward_error"] == 1.0 and result["score"] == VARIANTS[variant].bounds()[0]
 
 
 def test_unknown_source_still_scores_zero() -> None:

@@ -68,18 +68,39 @@ def test_a_removed_source_is_refused() -> None:
         _fresh({"logicif": 100}).restore(saved)
 
 
-def test_resplit_keeps_the_level_and_restarts_the_changed_source() -> None:
+def test_resplit_keeps_the_newest_interval_and_restarts_the_changed_source() -> None:
     policy = _fresh({"iftrain": 50, "logicif": 100})
     for _ in range(6):  # min_updates 10 default: lower it by hand through updates with reward 1
         policy.update(step_records([("logicif", 0)] * 4, lambda s, i, k: 1.0))
     saved = policy.checkpoint()
-    saved["state"]["gates"]["logicif"]["level"] = 3
+    saved["state"]["gates"]["logicif"]["unlocked"] = 3
     changed = _fresh({"iftrain": 50, "logicif": 200})
     assert changed.restore(saved, on_data_change="resplit") == ["logicif: rows 100 -> 200"]
     metrics = changed.update([])
-    assert metrics["sampler/level/logicif"] == 3.0
+    assert metrics["sampler/newest_interval/logicif"] == 3.0
     assert "sampler/gate_ema/logicif" not in metrics  # the changed source's gate restarts
     assert metrics["sampler/draws/iftrain/0"] == saved["state"]["draws"][0][2]
+
+
+@pytest.mark.parametrize("logicif_rows", [100, 200])
+def test_a_gate_saved_under_the_keys_level_and_updates_at_level_loads(logicif_rows: int) -> None:
+    """Checkpoints of running jobs name the gate's fields ``level`` and ``updates_at_level``: they resume as is."""
+    policy = _fresh({"iftrain": 50, "logicif": 100})
+    for _ in range(6):
+        policy.update(step_records([("logicif", 0)] * 4, lambda s, i, k: 1.0))
+    saved = policy.checkpoint()
+    gate = saved["state"]["gates"]["logicif"]
+    gate["unlocked"] = 2
+    expected = dict(gate)
+    gate["level"], gate["updates_at_level"] = gate.pop("unlocked"), gate.pop("updates_since_unlock")
+    restored = _fresh({"iftrain": 50, "logicif": logicif_rows})
+    restored.restore(saved, on_data_change="resplit")
+    state = restored.state_dict()["gates"]["logicif"]
+    if logicif_rows == 100:
+        assert state == expected
+    else:  # changed data: only the newest unlocked interval survives
+        assert (state["unlocked"], state["updates_since_unlock"], state["ema"]) == (2, 0, None)
+    assert restored.update([])["sampler/newest_interval/logicif"] == 2.0
 
 
 def test_a_checkpoint_without_fingerprint_and_bad_settings_are_refused() -> None:
@@ -137,12 +158,12 @@ def test_ema_groups_pool_the_family_rewards() -> None:
 
 
 def test_curriculum_logs_reward_per_interval_gate_threshold_and_step_draws() -> None:
-    policy = prepare("reward_curriculum", {"num_intervals": 4, "min_updates_per_level": 1, "check_every": 1})
+    policy = prepare("reward_curriculum", {"num_intervals": 4, "min_updates_per_unlock": 1, "check_every": 1})
     pools = [policy.draw() for _ in range(10)]
     metrics = policy.update(step_records(pools, lambda s, i, k: 0.75 if s == "logicif" else 0.25))
     assert metrics["sampler/interval_reward/logicif/0"] == 0.75
     assert metrics["sampler/gate_threshold/logicif"] == 0.5
-    assert metrics["sampler/level/logicif"] == 1.0  # 0.75 > 0.5 on the newest (initial) interval
+    assert metrics["sampler/newest_interval/logicif"] == 1.0  # 0.75 > 0.5 on the newest (initial) interval
     assert sum(v for k, v in metrics.items() if k.startswith("sampler/step_draws/")) == 10
     assert policy.update([])["sampler/step_draws/logicif/0"] == 0.0
 
@@ -170,7 +191,7 @@ def test_reward_health_metric_every_step_warning_once(caplog: pytest.LogCaptureF
 
 def test_staged_curriculum_moves_one_level_per_budget_and_drops_earlier_levels() -> None:
     policy = prepare("staged_curriculum", {"curriculum_sources": ["logicif"], "steps_per_level": 3})
-    levels = [policy.update([])["sampler/level/logicif"] for _ in range(14)]
+    levels = [policy.update([])["sampler/newest_interval/logicif"] for _ in range(14)]
     assert levels == [0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3]
     drawn = {pool for pool in (policy.draw() for _ in range(500)) if pool[0] == "logicif"}
     assert drawn == {("logicif", 3)}

@@ -12,7 +12,7 @@ from samplers import build_policy
 GATE = {
     "num_intervals": 4,
     "initial_fraction": 0.3,
-    "min_updates_per_level": 2,
+    "min_updates_per_unlock": 2,
     "check_every": 1,
     "gate_alpha": 1.0,
     "gate_on": "source",
@@ -41,23 +41,23 @@ def test_starts_on_the_initial_interval_only() -> None:
 
 def test_unlocks_in_order_only_past_the_threshold() -> None:
     policy = prepare("reward_curriculum", {**GATE, "threshold": 0.5})
-    levels = []
+    newest = []
     for reward in [0.4, 0.49, 0.4, 0.6, 0.6, 0.6, 0.6, 0.3, 0.3, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7]:
-        levels.append(policy.update(_logicif_step(reward))["sampler/level/logicif"])
-    # Below 0.5 nothing unlocks; above 0.5 one level per min_updates_per_level=2 updates, never skipping a level.
-    assert levels == [0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4, 4]
+        newest.append(policy.update(_logicif_step(reward))["sampler/newest_interval/logicif"])
+    # Below 0.5 nothing unlocks; above 0.5 one unlock per min_updates_per_unlock=2 updates, never skipping an interval.
+    assert newest == [0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4, 4]
     assert policy.unlock_steps() == {"logicif": [4, 6, 10, 12]}
 
 
 @pytest.mark.parametrize("gate_on", ["source", "newest"])
 def test_threshold_is_strict_and_min_updates_hold_back(gate_on: str) -> None:
     """ "Larger than the threshold": a reward exactly at 0.5 never unlocks, one just above does."""
-    params = {**GATE, "threshold": 0.5, "min_updates_per_level": 3, "gate_on": gate_on}
+    params = {**GATE, "threshold": 0.5, "min_updates_per_unlock": 3, "gate_on": gate_on}
     at = prepare("reward_curriculum", params)
-    assert [at.update(_logicif_step(0.5))["sampler/level/logicif"] for _ in range(30)] == [0] * 30
+    assert [at.update(_logicif_step(0.5))["sampler/newest_interval/logicif"] for _ in range(30)] == [0] * 30
     above = prepare("reward_curriculum", params)
-    levels = [above.update(_logicif_step(0.5 + 1e-9))["sampler/level/logicif"] for _ in range(4)]
-    assert levels == [0, 0, 1, 1]
+    newest = [above.update(_logicif_step(0.5 + 1e-9))["sampler/newest_interval/logicif"] for _ in range(4)]
+    assert newest == [0, 0, 1, 1]
 
 
 def test_newest_gating_is_the_default() -> None:
@@ -65,30 +65,30 @@ def test_newest_gating_is_the_default() -> None:
 
 
 def test_check_every_counts_updates_from_the_start() -> None:
-    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_level": 1, "check_every": 3})
-    levels = [policy.update(_logicif_step(1.0))["sampler/level/logicif"] for _ in range(7)]
-    assert levels == [0, 0, 1, 1, 1, 2, 2]
+    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_unlock": 1, "check_every": 3})
+    newest = [policy.update(_logicif_step(1.0))["sampler/newest_interval/logicif"] for _ in range(7)]
+    assert newest == [0, 0, 1, 1, 1, 2, 2]
 
 
 def test_gates_per_source_so_if_rewards_cannot_unlock_logicif() -> None:
     policy = prepare("reward_curriculum", {**GATE, "threshold": 0.5})
     for _ in range(20):
         metrics = policy.update(_logicif_step(0.1, iftrain_reward=1.0))
-    assert metrics["sampler/level/logicif"] == 0
+    assert metrics["sampler/newest_interval/logicif"] == 0
     assert metrics["sampler/gate_ema/logicif"] == pytest.approx(0.1)
 
 
 def test_steps_without_records_of_a_source_do_not_count_toward_its_unlock() -> None:
-    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_level": 2})
+    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_unlock": 2})
     only_if = step_records([("iftrain", 0)] * 4, lambda s, i, k: 1.0)
     policy.update(_logicif_step(1.0))
     for _ in range(5):
-        assert policy.update(only_if)["sampler/level/logicif"] == 0
-    assert policy.update(_logicif_step(1.0))["sampler/level/logicif"] == 1
+        assert policy.update(only_if)["sampler/newest_interval/logicif"] == 0
+    assert policy.update(_logicif_step(1.0))["sampler/newest_interval/logicif"] == 1
 
 
 def test_unlocked_intervals_are_drawn_and_locked_ones_are_not() -> None:
-    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_level": 1})
+    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_unlock": 1})
     policy.update(_logicif_step(1.0))
     drawn = Counter(policy.draw() for _ in range(4000))
     assert {pool for pool in drawn if pool[0] == "logicif"} == {("logicif", 0), ("logicif", 1)}
@@ -97,7 +97,7 @@ def test_unlocked_intervals_are_drawn_and_locked_ones_are_not() -> None:
 
 
 def test_gate_on_newest_ignores_the_easy_intervals() -> None:
-    params = {**GATE, "min_updates_per_level": 1, "gate_on": "newest"}
+    params = {**GATE, "min_updates_per_unlock": 1, "gate_on": "newest"}
     source_gate = prepare("reward_curriculum", {**params, "gate_on": "source"})
     newest_gate = prepare("reward_curriculum", params)
 
@@ -107,32 +107,32 @@ def test_gate_on_newest_ignores_the_easy_intervals() -> None:
         return step_records(pools, lambda s, i, k: float(i == 0))
 
     for _ in range(2):
-        source_metrics = source_gate.update(step(int(source_gate.update([])["sampler/level/logicif"])))
-    assert source_metrics["sampler/level/logicif"] == 2
-    newest_gate.update(step(0))  # level 0 is interval 0 itself: solved, so interval 1 unlocks
+        source_metrics = source_gate.update(step(int(source_gate.update([])["sampler/newest_interval/logicif"])))
+    assert source_metrics["sampler/newest_interval/logicif"] == 2
+    newest_gate.update(step(0))  # the newest unlocked interval is interval 0 itself: solved, so interval 1 unlocks
     for _ in range(3):
         metrics = newest_gate.update(step(1))
-    assert metrics["sampler/level/logicif"] == 1
+    assert metrics["sampler/newest_interval/logicif"] == 1
     assert metrics["sampler/gate_ema/logicif"] == 0.0
 
 
 def test_gate_on_newest_restarts_the_ema_at_each_unlock() -> None:
-    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_level": 1, "gate_on": "newest", "gate_alpha": 0.1})
+    policy = prepare("reward_curriculum", {**GATE, "min_updates_per_unlock": 1, "gate_on": "newest", "gate_alpha": 0.1})
     metrics = policy.update(step_records([("logicif", 0)] * 2, lambda s, i, k: 1.0))
-    assert metrics["sampler/level/logicif"] == 1
+    assert metrics["sampler/newest_interval/logicif"] == 1
     assert "sampler/gate_ema/logicif" not in metrics
     metrics = policy.update(step_records([("logicif", 1)] * 2, lambda s, i, k: 0.25))
     assert metrics["sampler/gate_ema/logicif"] == 0.25
 
 
 def test_decay_moves_mass_to_the_newest_interval() -> None:
-    plain = prepare("reward_curriculum", {**GATE, "min_updates_per_level": 1})
-    decayed = prepare("reward_curriculum", {**GATE, "min_updates_per_level": 1, "interval_decay": 0.5})
+    plain = prepare("reward_curriculum", {**GATE, "min_updates_per_unlock": 1})
+    decayed = prepare("reward_curriculum", {**GATE, "min_updates_per_unlock": 1, "interval_decay": 0.5})
     for _ in range(3):
         plain_metrics = plain.update(_logicif_step(1.0))
         decayed_metrics = decayed.update(_logicif_step(1.0))
     newest = "sampler/interval_weight/logicif/3"
-    assert decayed_metrics["sampler/level/logicif"] == plain_metrics["sampler/level/logicif"] == 3
+    assert decayed_metrics["sampler/newest_interval/logicif"] == plain_metrics["sampler/newest_interval/logicif"] == 3
     assert decayed_metrics[newest] > plain_metrics[newest]
     # rows 30, 17, 18, 17 weighted by 0.125, 0.25, 0.5, 1.
     expected = 17 / (30 * 0.125 + 17 * 0.25 + 18 * 0.5 + 17)
@@ -149,7 +149,7 @@ def test_composes_with_ema_source_weighting() -> None:
     metrics = policy.update(_logicif_step(0.2, iftrain_reward=0.9))
     assert metrics["sampler/weight/logicif"] > 0.8
     assert metrics["sampler/ema/iftrain"] == pytest.approx(0.9)
-    assert metrics["sampler/level/logicif"] == 0
+    assert metrics["sampler/newest_interval/logicif"] == 0
 
 
 def test_fixed_source_weighting_with_weights() -> None:
@@ -165,8 +165,8 @@ def test_several_curriculum_sources_gate_independently() -> None:
     records = step_records([("graph/tsp", 0)] * 3 + [("graph/mis", 0)] * 3, lambda s, i, k: float(s == "graph/tsp"))
     for _ in range(2):
         metrics = policy.update(records)
-    assert metrics["sampler/level/graph/tsp"] == 1
-    assert metrics["sampler/level/graph/mis"] == 0
+    assert metrics["sampler/newest_interval/graph/tsp"] == 1
+    assert metrics["sampler/newest_interval/graph/mis"] == 0
 
 
 def test_non_curriculum_source_with_intervals_is_refused() -> None:
@@ -181,7 +181,7 @@ def test_non_curriculum_source_with_intervals_is_refused() -> None:
         {"curriculum_sources": "logicif"},
         {"curriculum_sources": []},
         {"gate_alpha": 0.0},
-        {"min_updates_per_level": 0},
+        {"min_updates_per_unlock": 0},
         {"check_every": 0},
         {"interval_decay": 0.0},
         {"interval_decay": 1.5},

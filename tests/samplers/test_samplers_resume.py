@@ -22,10 +22,10 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("uniform", {}),
     ("fixed_ratio", {"weights": {"iftrain": 2.0, "logicif": 1.0}}),
     ("ema_reweight", {"alpha": 0.3}),
-    ("reward_curriculum", {"min_updates_per_level": 1, "check_every": 1, "threshold": 0.3}),
+    ("reward_curriculum", {"min_updates_per_unlock": 1, "check_every": 1, "threshold": 0.3}),
     (
         "reward_curriculum",
-        {"source_weighting": "ema", "interval_decay": 0.5, "min_updates_per_level": 2, "threshold": 0.3},
+        {"source_weighting": "ema", "interval_decay": 0.5, "min_updates_per_unlock": 2, "threshold": 0.3},
     ),
     ("learnability_ucb", {"window": 20}),
     ("staged_curriculum", {"curriculum_sources": ["logicif"], "steps_per_level": 3}),

@@ -22,10 +22,10 @@ def test_every_strategy_runs_and_is_reproducible() -> None:
     table = summarize(results)
     assert table.count("\n") == len(STRATEGIES) + 1
     for line in table.splitlines()[2:]:
-        label, final_level = line.split(" | ")[0][2:], line.split(" | ")[-1][:-2]
+        label, final_unlocked = line.split(" | ")[0][2:], line.split(" | ")[-1][:-2]
         # the last column is the newest unlocked LogicIF interval at the end, for curriculum strategies only
-        levels = results[label][0].unlock_steps
-        assert final_level == (str(len(levels)) if levels else "-"), line
+        unlocks = results[label][0].unlock_steps
+        assert final_unlocked == (str(len(unlocks)) if unlocks else "-"), line
 
 
 def test_ema_moves_share_to_the_weaker_source() -> None:
@@ -54,31 +54,33 @@ def test_interval_decay_trains_the_hardest_buckets_more() -> None:
         assert hardest_decay > 1.2 * hardest_plain, (seed, hardest_plain, hardest_decay)
 
 
-def _levels(run: RunResult) -> list[float]:
-    return [m["sampler/level/logicif"] for m in run.policy_metrics]
+def _newest(run: RunResult) -> list[float]:
+    return [m["sampler/newest_interval/logicif"] for m in run.policy_metrics]
 
 
 def test_every_unlock_passed_its_gate() -> None:
-    params = {"threshold": 0.3, "min_updates_per_level": 2, "check_every": 2, "gate_alpha": 0.3, "gate_on": "source"}
+    params = {"threshold": 0.3, "min_updates_per_unlock": 2, "check_every": 2, "gate_alpha": 0.3, "gate_on": "source"}
     run = simulate(Strategy("fast gate", "reward_curriculum", params), SMALL, seed=1)
     assert len(run.unlock_steps) >= 3
-    levels = _levels(run)
-    raised = [step for step in range(1, SMALL.steps + 1) if levels[step - 1] > (levels[step - 2] if step > 1 else 0)]
-    assert raised == run.unlock_steps  # the recorded unlocks are exactly where the level went up, one at a time
-    assert all(levels[step - 1] - (levels[step - 2] if step > 1 else 0) == 1 for step in raised)
+    newest = _newest(run)
+    raised = [step for step in range(1, SMALL.steps + 1) if newest[step - 1] > (newest[step - 2] if step > 1 else 0)]
+    assert (
+        raised == run.unlock_steps
+    )  # the recorded unlocks are exactly where the newest interval went up, one at a time
+    assert all(newest[step - 1] - (newest[step - 2] if step > 1 else 0) == 1 for step in raised)
     previous = 0
     for step in run.unlock_steps:
         assert run.policy_metrics[step - 1]["sampler/gate_ema/logicif"] > params["threshold"], step
         assert step % params["check_every"] == 0, step
-        assert step - previous >= params["min_updates_per_level"], step
+        assert step - previous >= params["min_updates_per_unlock"], step
         previous = step
-    # and no check with the gate open was skipped while levels remained and enough updates had passed
-    last_level = max(levels)
+    # and no check with the gate open was skipped while intervals remained and enough updates had passed
+    last = max(newest)
     for step in range(1, SMALL.steps + 1):
         since = step - max([u for u in run.unlock_steps if u < step], default=0)
         gate = run.policy_metrics[step - 1]["sampler/gate_ema/logicif"]
-        at_level = levels[step - 2] if step > 1 else 0
-        if step % params["check_every"] == 0 and since >= params["min_updates_per_level"] and at_level < last_level:
+        at = newest[step - 2] if step > 1 else 0
+        if step % params["check_every"] == 0 and since >= params["min_updates_per_unlock"] and at < last:
             assert (gate > params["threshold"]) == (step in run.unlock_steps), step
 
 

@@ -34,7 +34,7 @@ def test_initial_interval_at_0_9_and_harder_at_0_unlocks_exactly_the_first_harde
     strategy, config = run_config(runs[name], "frozen", steps=120)
     result = simulate(strategy, config, seed=0)
     assert result.unlocks == {"logicif": [12]}, unlock_timeline(name, [result])
-    assert result.policy_metrics[-1]["sampler/level/logicif"] == 1.0
+    assert result.policy_metrics[-1]["sampler/newest_interval/logicif"] == 1.0
 
 
 @pytest.mark.parametrize("name", CURRICULUM_RUNS)
@@ -50,12 +50,12 @@ def test_improving_learner_never_unlocks_while_the_newest_interval_is_at_or_belo
     result = simulate(strategy, config, seed=0)
     unlocks = result.unlocks["logicif"]
     assert len(unlocks) >= 3, unlock_timeline(name, [result])
-    for level, step in enumerate(unlocks):
+    for unlocked, step in enumerate(unlocks):
         # the interval that was newest when the gate opened, on the learner's true success after that update
-        newest = int(result.policy_metrics[step - 2]["sampler/level/logicif"]) if step > 1 else 0
-        assert newest == level
+        newest = int(result.policy_metrics[step - 2]["sampler/newest_interval/logicif"]) if step > 1 else 0
+        assert newest == unlocked
         assert result.interval_success[step - 1][("logicif", newest)] > 0.5, (step, newest)
-        assert result.policy_metrics[step - 1]["sampler/level/logicif"] == newest + 1
+        assert result.policy_metrics[step - 1]["sampler/newest_interval/logicif"] == newest + 1
 
 
 def test_a_run_simulated_with_the_reference_gate_by_param_keeps_its_own_plot(tmp_path: Path, capsys) -> None:

@@ -1,7 +1,6 @@
 """Composing against verl 0.9.1's real config: shipped runs pass, and each mistake verl lets through is caught.
 
-One subprocess composes every case (verl's import dominates: ~10 s idle, more on a loaded machine); slow because
-it needs the verl environment.
+One subprocess composes every case, so verl's slow import is paid once; slow because it needs the verl environment.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ POLICIES: dict[str, dict[str, Any]] = {
     "uniform": {},
     "fixed_ratio": {},
     "ema_reweight": {},
-    "reward_curriculum": {"num_intervals": 3, "min_updates_per_level": 1, "check_every": 1, "threshold": 0.2},
+    "reward_curriculum": {"num_intervals": 3, "min_updates_per_unlock": 1, "check_every": 1, "threshold": 0.2},
     "learnability_ucb": {"num_intervals": 2},
 }
 
@@ -190,7 +190,7 @@ def test_resume_onto_changed_data_is_refused_naming_the_pool(files: tuple[Path, 
     batch = next(iter(loader))
     assert len(batch["data_source"]) == 4
     metrics = fake_feedback(dataset, batch, 3)
-    assert metrics["sampler/level/logicif"] >= 0
+    assert metrics["sampler/newest_interval/logicif"] >= 0
 
 
 def test_resume_onto_the_same_data_passes_the_fingerprint(files: tuple[Path, Path, Any]) -> None:
