@@ -3,24 +3,18 @@
 verl's Hydra compose catches misspelled existing keys and its ``validate_config`` some batch arithmetic, but a
 ``+``-added unknown key, a legacy top-level reward key, or a non-zero dataloader worker count with rlif's dataset all
 pass and then silently do nothing (or the wrong thing) hours into a run (docs/recipes.md). These checks need no verl
-import; ``rlif.verl_glue.config`` adds the checks that need verl's composed config (types, enums, verl's validation).
+import. The ones that name verl's keys are ``rlif.verl_glue.overrides.override_problems``; ``rlif.verl_glue.config``
+adds the checks that need verl's composed config (types, enums, verl's validation).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from rlif.recipes.matrix import RunSpec
-from rlif.verl_glue.overrides import CPU_PLUS_KEYS, FEEDBACK_BUFFERS, PLUS_KEYS, REWARD_KWARGS, Override
-
-LEGACY_PREFIXES = {
-    "custom_reward_function.": "reward.custom_reward_function.",
-    "reward_model.": "reward.reward_manager. / reward.reward_model.",
-}
-"""Top-level reward keys verl 0.9.1 still composes but ignores (#6710), with their replacements."""
+from rlif.verl_glue.overrides import FEEDBACK_BUFFERS, Override, override_problems, world_size
 
 _SLURM_TIME = re.compile(r"^(\d+-)?\d{1,2}(:\d{2}){0,2}$")
 
@@ -52,44 +46,8 @@ class GenerationError(ValueError):
 
 
 def check_overrides(run: RunSpec, overrides: list[Override]) -> list[Problem]:
-    """Key-level checks: added keys, legacy keys, duplicates, the dataset's worker count.
-
-    Args:
-        run: the run the overrides belong to.
-        overrides: all of its overrides (CPU-mode overrides included when ``run.cpu_mode``).
-
-    Returns:
-        The problems found (empty when fine).
-    """
-    problems: list[Problem] = []
-    allowed_plus = PLUS_KEYS + (CPU_PLUS_KEYS if run.cpu_mode else ())
-    for o in overrides:
-        if o.plus and not any(p.match(o.key) for p in allowed_plus):
-            hint = ""
-            if o.key.startswith("reward.custom_reward_function.reward_kwargs."):
-                hint = f"; rlif reward options are {sorted(REWARD_KWARGS)}"
-            problems.append(Problem(run.name, "+" + o.key, f"unknown added key: verl would silently ignore it{hint}"))
-        for legacy, modern in LEGACY_PREFIXES.items():
-            if o.key.startswith(legacy):
-                problems.append(Problem(run.name, o.key, f"legacy reward key ignored by verl 0.9.1; use {modern}"))
-    counts = Counter(o.key for o in overrides)
-    if not run.cpu_mode:  # CPU mode appends overrides on purpose; Hydra lets the last one win
-        problems += [
-            Problem(run.name, key, "set more than once; change the matrix knob instead of adding an override")
-            for key, n in counts.items()
-            if n > 1
-        ]
-    values = {o.key: o.value for o in overrides}
-    # rlif's trainer config sets PolicySampledDataset and 0 workers; only an extra override can change the count
-    if values.get("data.dataloader_num_workers", "0") != "0":
-        problems.append(
-            Problem(
-                run.name,
-                "data.dataloader_num_workers",
-                "must be 0 with PolicySampledDataset (worker processes prefetch stale draws and never see feedback)",
-            )
-        )
-    return problems
+    """Key-level checks of the run's overrides (``rlif.verl_glue.overrides.override_problems``)."""
+    return [Problem(run.name, key, message) for key, message in override_problems(overrides, run.cpu_mode)]
 
 
 def check_reward(run: RunSpec) -> list[Problem]:
@@ -288,11 +246,10 @@ def check_run(run: RunSpec, overrides: list[Override]) -> list[Problem]:
     Returns:
         The problems found.
     """
-    last = {o.key: o.value for o in overrides}
     try:
-        nnodes, gpus = int(last["trainer.nnodes"]), int(last["trainer.n_gpus_per_node"])
-    except (KeyError, ValueError):
-        return [Problem(run.name, "trainer.nnodes", "trainer.nnodes and trainer.n_gpus_per_node must be integers")]
+        nnodes, gpus = world_size(overrides)
+    except ValueError as err:
+        return [Problem(run.name, "trainer.nnodes", str(err))]
     return (
         check_overrides(run, overrides)
         + check_reward(run)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,12 @@ CPU_PLUS_KEYS = (
     re.compile(r"^actor_rollout_ref\.rollout\.enable_sleep_mode$"),
 )
 """Added keys that ``rlif.verl_glue.cpu_support overrides`` uses; accepted only for CPU-mode runs."""
+
+LEGACY_PREFIXES = {
+    "custom_reward_function.": "reward.custom_reward_function.",
+    "reward_model.": "reward.reward_manager. / reward.reward_model.",
+}
+"""Top-level reward keys verl 0.9.1 still composes but ignores (#6710), with their replacements."""
 
 SHELL_VARS = ("RLIF_ROOT", "MODEL_PATH", "TRAIN_FILES", "VAL_FILES", "CKPT_DIR", "SAMPLER_PARAMS")
 """Bash variables an override value may reference; the generated script and its launcher set each one."""
@@ -309,3 +316,57 @@ def substitute(override: Override, values: Mapping[str, str]) -> str:
         return values[name]
 
     return re.sub(r"\$\{(\w+)\}", repl, override.text)
+
+
+def override_problems(overrides: Sequence[Override], cpu_mode: bool) -> list[tuple[str, str]]:
+    """What verl composes without complaint and then ignores: unknown added keys, legacy reward keys, a key set twice,
+    dataloader workers with rlif's dataset.
+
+    Args:
+        overrides: all of a run's overrides (the CPU overrides included for a CPU-mode run).
+        cpu_mode: the run appends the CPU overrides, which repeat keys on purpose (Hydra lets the last one win).
+
+    Returns:
+        ``(key, message)`` for each problem.
+    """
+    problems: list[tuple[str, str]] = []
+    allowed_plus = PLUS_KEYS + (CPU_PLUS_KEYS if cpu_mode else ())
+    for o in overrides:
+        if o.plus and not any(p.match(o.key) for p in allowed_plus):
+            hint = ""
+            if o.key.startswith("reward.custom_reward_function.reward_kwargs."):
+                hint = f"; rlif reward options are {sorted(REWARD_KWARGS)}"
+            problems.append(("+" + o.key, f"unknown added key: verl would silently ignore it{hint}"))
+        for legacy, modern in LEGACY_PREFIXES.items():
+            if o.key.startswith(legacy):
+                problems.append((o.key, f"legacy reward key ignored by verl 0.9.1; use {modern}"))
+    if not cpu_mode:
+        counts = Counter(o.key for o in overrides)
+        problems += [
+            (key, "set more than once; change the matrix knob instead of adding an override")
+            for key, n in counts.items()
+            if n > 1
+        ]
+    # rlif's trainer config sets PolicySampledDataset and 0 workers; only an extra override can change the count
+    workers = {o.key: o.value for o in overrides}.get("data.dataloader_num_workers", "0")
+    if workers != "0":
+        problems.append(
+            (
+                "data.dataloader_num_workers",
+                "must be 0 with PolicySampledDataset (worker processes prefetch stale draws and never see feedback)",
+            )
+        )
+    return problems
+
+
+def world_size(overrides: Sequence[Override]) -> tuple[int, int]:
+    """Nodes and GPUs per node the overrides give verl (the last value of a key wins, as in Hydra).
+
+    Raises:
+        ValueError: either is missing or not an integer.
+    """
+    last = {o.key: o.value for o in overrides}
+    try:
+        return int(last["trainer.nnodes"]), int(last["trainer.n_gpus_per_node"])
+    except (KeyError, ValueError):
+        raise ValueError("trainer.nnodes and trainer.n_gpus_per_node must be integers") from None
