@@ -91,11 +91,18 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
         job = re.search(r"Submitted batch job (\d+)", submitted.stdout).group(1)
         log = root / "log" / f"{RUN}-{job}.out"
 
-        # first start: wait for the step-1 checkpoint, then send what Slurm sends before the time limit
+        # first start: wait for the step-1 checkpoint and the step's metrics line (verl prints it after the save),
+        # then send what Slurm sends before the time limit
         ended = lambda: slurm_cluster.job_field(job, "JobState") in TERMINAL  # noqa: E731
         diagnostics = lambda: slurm_cluster.diagnostics(job)  # noqa: E731
+        step_logged = lambda: log.exists() and "actor/kl_loss:" in log.read_text(errors="replace")  # noqa: E731
         _wait(
-            lambda: _latest_step(root) >= 1, deadline, "the first checkpoint", log, ended=ended, diagnostics=diagnostics
+            lambda: _latest_step(root) >= 1 and step_logged(),
+            deadline,
+            "the first checkpoint and its step metrics",
+            log,
+            ended=ended,
+            diagnostics=diagnostics,
         )
         assert slurm_cluster.job_field(job, "JobState") == "RUNNING", log.read_text()[-3000:]
         slurm_cluster.run("scancel", "--signal=USR1", "--batch", job)
