@@ -98,9 +98,8 @@ def _draw(pyplot: Any, panel: Panel, keys: Sequence[str], runs: Sequence[Run]) -
     rows = math.ceil(len(keys) / columns)
     fig, axes = pyplot.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False)
     colors = pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
-    drawstyle = (
-        "steps-post" if panel.slug == "curriculum" else "default"
-    )  # an interval stays newest until the next unlock
+    # an interval stays the newest until the next unlock
+    drawstyle = "steps-post" if panel.slug == "curriculum" else "default"
     for index, key in enumerate(keys):
         axis = axes[index // columns][index % columns]
         for number, run in enumerate(runs):

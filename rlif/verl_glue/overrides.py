@@ -347,9 +347,10 @@ def override_problems(overrides: Sequence[Override], cpu_mode: bool) -> list[tup
             for key, n in counts.items()
             if n > 1
         ]
-    # rlif's trainer config sets PolicySampledDataset and 0 workers; only an extra override can change the count
-    workers = {o.key: o.value for o in overrides}.get("data.dataloader_num_workers", "0")
-    if workers != "0":
+    # rlif's trainer config sets PolicySampledDataset and 0 workers: only an extra override can change either
+    last = {o.key: o.value for o in overrides}
+    dataset = last.get("data.custom_cls.name", "PolicySampledDataset")
+    if dataset == "PolicySampledDataset" and last.get("data.dataloader_num_workers", "0") != "0":
         problems.append(
             (
                 "data.dataloader_num_workers",

@@ -56,6 +56,12 @@ def test_override_mistakes(base, extra, key, fragment):
     assert str(found[0]).startswith(f"run {base.name}: ")
 
 
+def test_workers_are_only_refused_for_rlif_s_dataset(base):
+    """The trainer config sets ``PolicySampledDataset``; a run that swaps the dataset may use workers."""
+    extra = ["data.custom_cls.name=MyDataset", "data.dataloader_num_workers=2"]
+    assert problems_of(base, extra) == []
+
+
 def test_allowed_plus_keys_pass(base):
     extra = [
         "+reward.custom_reward_function.reward_kwargs.logicif_partial_credit=true",
