@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python3 benchmarks/graph_build.py [--items 20]``. Writes
 ``benchmarks/graph_build.md``. Items are the builder's own (``rlif.graphs.items.make_item``), so the numbers
-predict ``python -m rlif.graphs.build``: divide by the worker count for a multi-core or Ray build.
+predict ``python -m rlif.data.graph_build``: divide by the worker count for a multi-core or Ray build.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rlif.recipes.matrix import RunSpec
+    from rlif.runs.spec import RunSpec
 
 DEFAULT_WORKDIR = Path("outputs/cpu_demo")
 PROJECT = "rlif"
@@ -59,7 +59,7 @@ def cpu_run(matrix_path: Path = MATRIX) -> RunSpec:
     Raises:
         ValueError: the matrix does not have exactly one run with ``cpu_mode: true``.
     """
-    from rlif.recipes.matrix import load_matrix
+    from rlif.runs.matrix import load_matrix
 
     runs = [run for run in load_matrix(matrix_path).runs if run.cpu_mode]
     if len(runs) != 1:
@@ -86,7 +86,7 @@ def demo_run(total_steps: int, trainer_mode: str = "sync", matrix_path: Path = M
         trainer_mode: verl's V1 trainer mode (``sync`` or ``colocate_async``).
         matrix_path: the matrix whose CPU run the demo starts from.
     """
-    from rlif.recipes.matrix import SamplerSpec
+    from rlif.runs.spec import SamplerSpec
 
     run = cpu_run(matrix_path)
     train = dataclasses.replace(

@@ -152,8 +152,8 @@ def logicif_items() -> list[DemoItem]:
 
 def graph_items(tasks: tuple[str, ...] = ("mcp", "mis", "mvc", "tsp"), seed: int = 0) -> list[DemoItem]:
     """One small instance per task from the real instance builder, exact optimum included."""
+    from rlif.data.graph_rows import item_row
     from rlif.graphs.items import make_item
-    from rlif.graphs.rows import item_row
 
     items = []
     for task in tasks:

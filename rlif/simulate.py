@@ -79,7 +79,7 @@ reward gate must open exactly once."""
 
 DATASETS = ("stage2", "graph")
 """``stage2``: iftrain + logicif. ``graph``: the six NP tasks ``graph/<task>``, difficulty = node count, each row
-also carrying the graph builder's ``level`` (equal-count parts by difficulty, as ``rlif.graphs.build``)."""
+also carrying the graph builder's ``level`` (equal-count parts by difficulty, as ``rlif.data.graph_build``)."""
 
 GRAPH_TASKS = tuple(sorted(TASKS))
 """The graph task registry's ids, sorted: the synthetic data draws them in this order."""
@@ -159,7 +159,7 @@ class _Rows:
 
 
 def _equal_levels(difficulty: Sequence[float], levels: int) -> list[int]:
-    """``rlif.graphs.build.assign_levels``'s rule: rank by (difficulty, position), cut into equal parts."""
+    """``rlif.data.graph_build.assign_levels``'s rule: rank by (difficulty, position), cut into equal parts."""
     order = sorted(range(len(difficulty)), key=lambda row: (difficulty[row], row))
     result = [0] * len(difficulty)
     for rank, row in enumerate(order):
@@ -413,7 +413,7 @@ def run_config(run: Any, learner: str, steps: int | None = None, rows: int = 200
     """The policy and learner of a matrix run: its sampler name, params and batch shape, its data family.
 
     Args:
-        run: an ``rlif.recipes.matrix.RunSpec``.
+        run: an ``rlif.runs.matrix.RunSpec``.
         learner: one of ``LEARNERS``.
         steps: training steps (None: the run's ``total_training_steps``).
         rows: synthetic rows per source.
@@ -575,7 +575,7 @@ def simulate_matrix_runs(
     """
     from tqdm import tqdm
 
-    from rlif.recipes.matrix import load_matrix
+    from rlif.runs.matrix import load_matrix
 
     runs = {run.name: run for run in load_matrix(matrix).runs}
     unknown = [name for name in names if name not in runs]

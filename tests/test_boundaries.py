@@ -3,6 +3,9 @@
 - ``rewards`` and ``samplers`` are pure Python: they import nothing of verl, torch, ray or rlif, so a reward or a
   sampling policy runs (and is tested) anywhere.
 - Only ``rlif.verl_glue`` imports verl, so a verl upgrade is a port of one package.
+- rlif's packages are layered (``LAYERS``): a package imports only packages of lower layers, so no import cycle
+  can form among them and the run spec stays the vocabulary everything else imports. A module name written as a
+  string counts as an import where it is one (``importlib``, ``python -m`` arguments, ``pkg://`` config paths).
 - Nothing on the GPU path imports the CPU-only support (``rlif.verl_glue.cpu_support``, whose start-up hook patches
   torch, verl and vLLM): the GPU path is what verl loads from rlif, what the job scripts under ``recipe/`` run with
   ``python -m``, and every module those import, at any depth.
@@ -44,6 +47,17 @@ the list only shrinks."""
 
 SKIPPED_DIRS = frozenset({"tests", "outputs", "verl_data", "log", "checkpoints", "build", "dist", "node_modules"})
 """Top-level directories that hold no shipped Python code."""
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("rlif.atomic_files",),
+    ("rlif.hub", "rlif.graphs"),
+    ("rlif.data",),
+    ("rlif.runs", "rlif.preflight"),
+    ("rlif.eval", "rlif.verl_glue", "rlif.simulate", "rlif.demo_assets"),
+    ("rlif.report", "rlif.recipes", "rlif.cpu_demo", "rlif.upload_cli"),
+)
+"""rlif's packages and top-level modules from the bottom layer up; each imports only what lies in a lower layer.
+The README's layout section draws the same picture (``layering_picture``)."""
 
 _MINUS_M = re.compile(r"-m\s+(rlif(?:\.\w+)*)")
 
@@ -94,6 +108,71 @@ def _is_dynamic_import(func: ast.expr) -> bool:
     if isinstance(func, ast.Name):
         return func.id in {"__import__", "import_module"}
     return isinstance(func, ast.Attribute) and func.attr == "import_module"
+
+
+def named_modules(path: Path, modules: Mapping[str, Path]) -> set[str]:
+    """Modules ``path`` names in a string that is a module reference (``"rlif.x.y"`` as a ``python -m`` argument,
+    ``"pkg://rlif.x.y"``); docstrings and prose are not references."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            name = node.value.removeprefix("pkg://")
+            if name in modules:
+                found.add(name)
+    return found
+
+
+def layer_of(module: str) -> tuple[int, str] | None:
+    """The layer index and the ``LAYERS`` entry a module belongs to (None for the ``rlif`` package itself and for
+    modules outside rlif)."""
+    for index, layer in enumerate(LAYERS):
+        for unit in layer:
+            if module == unit or module.startswith(unit + "."):
+                return index, unit
+    return None
+
+
+def layering_violations(root: Path) -> list[str]:
+    """Every import from one rlif package into another that is not in a lower layer, and every rlif package or
+    top-level module that ``LAYERS`` does not place, one line each naming the file and the import."""
+    modules = python_modules(root)
+    problems: list[str] = []
+    for name, path in sorted(modules.items()):
+        if name.split(".")[0] != "rlif":
+            continue
+        where = path.relative_to(root)
+        own = layer_of(name)
+        if own is None and name != "rlif":
+            problems.append(f"{where}: {name} is in no layer of LAYERS; place its package there")
+            continue
+        names = imported_names(path, name) | named_modules(path, modules)
+        for target in sorted({t for n in names for t in local_targets(n, modules)}):
+            other = layer_of(target)
+            if other is None:
+                continue
+            if own is None:
+                problems.append(f"{where}: the rlif package imports {target}; it must import none of its packages")
+            elif other[1] != own[1] and other[0] >= own[0]:
+                problems.append(
+                    f"{where}: {own[1]} (layer {own[0]}) imports {target} ({other[1]}, layer {other[0]}); "
+                    "a package may import only lower layers"
+                )
+    return problems
+
+
+def layering_picture() -> str:
+    """``LAYERS`` as the README draws it, top layer first."""
+    lines = [" | ".join(unit.removeprefix("rlif.") for unit in layer) for layer in reversed(LAYERS)]
+    return "\n".join(lines)
 
 
 def job_script_modules(root: Path) -> set[str]:
@@ -168,6 +247,67 @@ def test_the_repository_keeps_its_boundaries() -> None:
     assert [p for p in problems if p not in known] == []
     stale = sorted(set(KNOWN_EXCEPTIONS) - {p.split(":")[0] for p in known})
     assert stale == [], f"no longer break a boundary: delete from KNOWN_EXCEPTIONS: {stale}"
+
+
+def test_rlif_packages_import_only_lower_layers() -> None:
+    assert layering_violations(REPO) == []
+
+
+def test_the_readme_draws_the_layers() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"```text\n{layering_picture()}\n```" in readme, f"README's layout must draw:\n{layering_picture()}"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"rlif/runs/spec.py": "def f():\n    from rlif.recipes import render\n", "rlif/recipes/render.py": ""},
+            "rlif/runs/spec.py: rlif.runs (layer 3) imports rlif.recipes.render (rlif.recipes, layer 5)",
+        ),
+        (
+            {"rlif/eval/cli.py": "import importlib\nm = importlib.import_module('rlif.verl_glue.hooks')\n"},
+            "rlif/eval/cli.py: rlif.eval (layer 4) imports rlif.verl_glue.hooks (rlif.verl_glue, layer 4)",
+        ),
+        (
+            {"rlif/data/cli.py": "CMD = ['python', '-m', 'rlif.recipes.cli']\n", "rlif/recipes/cli.py": ""},
+            "rlif/data/cli.py: rlif.data (layer 2) imports rlif.recipes.cli",
+        ),
+        (
+            {"rlif/newpkg/__init__.py": ""},
+            "rlif/newpkg/__init__.py: rlif.newpkg is in no layer of LAYERS",
+        ),
+    ],
+    ids=["function_level_upward", "importlib_same_layer", "minus_m_string", "unplaced_package"],
+)
+def test_an_upward_import_is_reported(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    base = {
+        "rlif/__init__.py": "",
+        "rlif/runs/__init__.py": "",
+        "rlif/recipes/__init__.py": "from rlif.runs import spec\n",
+        "rlif/runs/spec.py": "",
+        "rlif/eval/__init__.py": "",
+        "rlif/verl_glue/__init__.py": "",
+        "rlif/verl_glue/hooks.py": "",
+        "rlif/data/__init__.py": "",
+    }
+    write_tree(tmp_path, {**base, **files})
+    problems = layering_violations(tmp_path)
+    assert any(problem.startswith(expected) for problem in problems), problems
+
+
+def test_a_layered_tree_passes(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "rlif/__init__.py": "",
+            "rlif/runs/__init__.py": "",
+            "rlif/runs/spec.py": "import rlif\n",
+            "rlif/recipes/__init__.py": "def f():\n    from rlif.runs import spec\n",
+            "rlif/eval/cli.py": "X = 'rlif.eval.cli'\n",
+        },
+    )
+    assert layering_violations(tmp_path) == []
 
 
 def test_the_gpu_path_roots_exist() -> None:

@@ -54,7 +54,7 @@ def check_ground_truth(ground_truth: str, extra_info: Mapping[str, Any] | None =
     Args:
         ground_truth: the row's ``reward_model.ground_truth``.
         extra_info: the row's ``extra_info``; scoring does not read it, but when it carries ``task``,
-            ``exact_answer``, ``optimum`` or ``instance`` (node-link JSON, as ``rlif.graphs.rows`` writes) they must
+            ``exact_answer``, ``optimum`` or ``instance`` (node-link JSON, as ``rlif.data.graph_rows`` writes) they must
             agree with the ground truth, so analysis that reads ``extra_info`` sees what the reward scores. A
             ``witness`` (the solver's solution as JSON, see ``checks.witness_value``) must be feasible and reach the
             optimum exactly: a witness that beats it proves the stored optimum wrong (the reward would pay 1.0 for

@@ -6,7 +6,7 @@ Examples::
         --ifeval /work/shared/data/ifeval_input_data.jsonl --logicif logicifeval_mini.jsonl --out-dir verl_data
     python -m rlif.data mixture if1000_logicif1000 --seed 0 --sources if_multi.parquet logicif_train.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out-dir verl_data
-    python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.graphs.build's options
+    python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.data.graph_build's options
     python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
     python -m rlif.data convert rlif_repo/if1000_logicif1000.parquet --out-dir verl_data   # RLIF's row format
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
@@ -58,7 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder")
 
     sub.add_parser(
-        "graph", add_help=False, help="build NP-graph data with exact optima (options of python -m rlif.graphs.build)"
+        "graph",
+        add_help=False,
+        help="build NP-graph data with exact optima (options of python -m rlif.data.graph_build)",
     )
     validate = new(
         "validate",
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; return 0 on success, 1 on a data error (printed with file, row and field)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["graph"]:
-        from rlif.graphs.build import main as build_graph
+        from rlif.data.graph_build import main as build_graph
 
         return build_graph(argv[1:])
     args = _parser().parse_args(argv)
@@ -116,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _validate(files: list[Path], *, resolve: int, seed: int) -> int:
     """Validate each file on its own, so one bad file does not hide the state of the others."""
-    from rlif.graphs.rows import GRAPH_PREFIX
-    from rlif.graphs.verify import resolve_sample
+    from rlif.data.graph_rows import GRAPH_PREFIX
+    from rlif.data.graph_verify import resolve_sample
 
     if resolve < 0:
         raise ValueError(f"--resolve must be >= 0, got {resolve}")

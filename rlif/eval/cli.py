@@ -273,7 +273,7 @@ def _generate(
 
 
 def _matrix_run(matrix_path: Path, name: str) -> Any:
-    from rlif.recipes.matrix import load_matrix
+    from rlif.runs.matrix import load_matrix
 
     if not Path(matrix_path).is_file():
         raise ValueError(f"--matrix {matrix_path}: file not found (--run needs the experiment matrix)")

@@ -2,7 +2,7 @@
 
 Qwen3 must not be decoded greedily in thinking mode; its model card recommends temperature 0.6, top-p 0.95, top-k 20
 with thinking and 0.7, 0.8, 20 without. The experiment matrix already holds these per run as the run's
-``validation`` settings (``rlif.recipes.matrix.ValidationSpec``: the defaults are Qwen3's, and a run of another model
+``validation`` settings (``rlif.runs.matrix.ValidationSpec``: the defaults are Qwen3's, and a run of another model
 family carries its own), so the evaluation of a run decodes exactly as its in-loop validation does. Precedence, per
 setting: an explicit command-line value, then the named run, then the matrix defaults. The chosen values and where
 each came from are recorded with the results, so a number can always be traced to how it was sampled.
@@ -14,7 +14,8 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rlif.recipes.matrix import RunSpec, default_run
+from rlif.runs.matrix import default_run
+from rlif.runs.spec import RunSpec
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from rlif.eval.chain import Link, MissingResultsError, Resolution, latest_results, resolve
-from rlif.recipes.matrix import Matrix, RunSpec, get_dotted, set_dotted
+from rlif.runs.matrix import Matrix
+from rlif.runs.spec import RunSpec, get_dotted, set_dotted
 
 
 class ChainRefusedError(ValueError):

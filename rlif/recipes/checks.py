@@ -10,31 +10,13 @@ adds the checks that need verl's composed config (types, enums, verl's validatio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from rlif.recipes.matrix import RunSpec
+from rlif.runs.problems import Problem
+from rlif.runs.spec import RunSpec
 from rlif.verl_glue.overrides import FEEDBACK_BUFFERS, Override, override_problems, world_size
 
 _SLURM_TIME = re.compile(r"^(\d+-)?\d{1,2}(:\d{2}){0,2}$")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with one run.
-
-    Attributes:
-        run: the run name.
-        key: the config key or matrix field at fault.
-        message: what is wrong and what to do.
-    """
-
-    run: str
-    key: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"run {self.run}: {self.key}: {self.message}"
 
 
 class GenerationError(ValueError):
@@ -179,8 +161,8 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
 
 def check_plan(run: RunSpec, root: Path) -> list[Problem]:
     """The run planner's verdict: every pass fits ``slurm.gpu_memory_gb``, SP/TP fit the heads, the step limit is
-    reachable (``rlif.recipes.planner``). CPU-mode runs (a tiny local model) are not planned."""
-    from rlif.recipes.planner import plan_run
+    reachable (``rlif.runs.planner``). CPU-mode runs (a tiny local model) are not planned."""
+    from rlif.runs.planner import plan_run
 
     if run.cpu_mode:
         return []

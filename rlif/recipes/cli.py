@@ -24,7 +24,8 @@ from rlif.recipes.generate import (
     preflight_environment,
     site_from_env,
 )
-from rlif.recipes.matrix import Matrix, RunSpec, load_matrix
+from rlif.runs.matrix import Matrix, load_matrix
+from rlif.runs.spec import RunSpec
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +111,7 @@ def list_table(runs: Sequence[RunSpec]) -> Table:
 def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
     """What was written (or would be, in a dry run), with the run planner's figures for each run."""
     from rlif.recipes.eval_script import plan_eval
-    from rlif.recipes.planner import plan_run, requeues
+    from rlif.runs.planner import plan_run, requeues
 
     title = "validated (dry run, nothing written)" if dry_run else "written"
     table = Table(title=f"{title}; planner estimates, docs/run-planning.md")

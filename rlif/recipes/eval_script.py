@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import jinja2
 
-from rlif.recipes.matrix import RunSpec
-from rlif.recipes.planner import GIB, VLLM_ACTIVATION_GIB, ModelShape, model_shape
 from rlif.recipes.render import LAUNCHER
+from rlif.runs.planner import GIB, VLLM_ACTIVATION_GIB, ModelShape, model_shape
+from rlif.runs.spec import RunSpec
 
 EVAL_TEMPLATE = "slurm_eval.sh.j2"
 EVAL_SUBDIR = "eval"

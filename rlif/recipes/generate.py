@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlif.recipes.checks import GenerationError, Problem, check_plan, check_run
+from rlif.recipes.checks import GenerationError, check_plan, check_run
 from rlif.recipes.eval_script import EVAL_SUBDIR, render_eval_script
-from rlif.recipes.matrix import RunSpec
 from rlif.recipes.render import make_environment, render_script
+from rlif.runs.problems import Problem
+from rlif.runs.spec import RunSpec
 from rlif.verl_glue.config import run_verl_check
 from rlif.verl_glue.overrides import all_overrides, build_overrides, runtime_values, substitute
 

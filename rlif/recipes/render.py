@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jinja2
 
-from rlif.recipes.matrix import RunSpec
+from rlif.runs.spec import RunSpec
 from rlif.verl_glue.overrides import Override, json_text
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "recipe" / "templates"
@@ -81,7 +81,7 @@ def preflight_options(run: RunSpec) -> str:
     the pinned package versions. The CPU test variant has no GPUs and runs on vLLM's CPU build, so it checks data
     and model only."""
     from rlif.preflight import checkpoint_bytes
-    from rlif.recipes.planner import model_shape
+    from rlif.runs.planner import model_shape
 
     if run.cpu_mode:
         return "--gpus 0"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from rlif.recipes.checks import Problem
+from rlif.runs.problems import Problem
 
 TRAINER_CONFIG_MODULE = "rlif.verl_glue.trainer_config"
 """The package holding rlif's trainer config (``main_ppo --config-path=pkg://<module>``)."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewards import reward_options
-from rlif.recipes.matrix import RunSpec
+from rlif.runs.spec import RunSpec
 
 FEEDBACK_BUFFERS = {"sync": "RewardFeedbackReplayBuffer", "colocate_async": "AsyncRewardFeedbackReplayBuffer"}
 """rlif's feedback replay buffer for each supported V1 trainer mode (``train.trainer_mode``)."""
@@ -167,7 +167,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
     Raises:
         ValueError: a reward or sampler value that cannot be written as an override.
     """
-    from rlif.recipes.planner import token_budgets
+    from rlif.runs.planner import token_budgets
 
     t = run.train
     actor_budget, log_prob_budget, ref_budget = token_budgets(run)

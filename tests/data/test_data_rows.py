@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from data_fixtures import if_train_fixture_row, logicif_fixture_row
 
+from rlif.data.graph_rows import data_source, item_row
 from rlif.data.rows import verl_row
 from rlif.data.sources import IF_SOURCES, LOGICIF_SOURCE, convert_row
 from rlif.demo_assets import demo_rows
 from rlif.graphs.items import make_item
-from rlif.graphs.rows import data_source, item_row
 
 
 @pytest.mark.parametrize(

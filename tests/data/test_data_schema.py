@@ -122,8 +122,8 @@ def test_injected_checker_errors_are_wrapped(good_rows: list[dict[str, Any]]) ->
 
 def test_the_projects_own_demo_and_graph_files_validate(tmp_path: Path) -> None:
     """Files written by the CPU demo and the graph builder (``val`` split, graph task fields) pass validation."""
+    from rlif.data.graph_build import BuildConfig, build
     from rlif.demo_assets import demo_rows
-    from rlif.graphs.build import BuildConfig, build
 
     demo = write_rows_atomic(demo_rows("val"), tmp_path / "demo_val.parquet")
     assert validate_parquet(demo).rows == len(demo_rows("val"))

@@ -22,7 +22,7 @@ from rlif.eval.model_source import locate_model
 from rlif.eval.sampling import choose_sampling, request_seed
 from rlif.eval.vllm_engine import prompt_token_ids
 from rlif.hub.merge import MergeResult
-from rlif.recipes.matrix import load_matrix
+from rlif.runs.matrix import load_matrix
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 

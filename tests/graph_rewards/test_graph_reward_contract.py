@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rewards import check_row, compute_score
+from rlif.data.graph_rows import item_row
 from rlif.graphs.exact import solve
 from rlif.graphs.items import make_item
-from rlif.graphs.rows import item_row
 
 
 def witness_answer(task: str, instance, witness: tuple) -> str:

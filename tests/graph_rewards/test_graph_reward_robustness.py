@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from rewards import compute_score
 from rewards.graph.variants import VARIANTS
+from rlif.data.graph_rows import item_row
 from rlif.graphs.items import make_item
-from rlif.graphs.rows import item_row
 
 _rng = random.Random(3)
 _names, _edges = random_social(_rng, 12, 0.3)

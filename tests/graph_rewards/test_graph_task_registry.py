@@ -19,9 +19,9 @@ from rewards.graph import tasks as reward_tasks
 from rewards.graph.checks import witness_value
 from rewards.graph.task import GraphTask as RewardTask
 from rewards.graph.truth import parse_ground_truth
+from rlif.data.graph_rows import item_row
 from rlif.graphs import tasks as build_tasks
 from rlif.graphs.items import SIZES, make_item
-from rlif.graphs.rows import item_row
 from rlif.graphs.task import GraphTask as BuildTask
 
 REPO = Path(__file__).resolve().parents[2]

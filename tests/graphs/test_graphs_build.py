@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import rlif.graphs.build as build_module
+import rlif.data.graph_build as build_module
 from rewards.router import check_row
-from rlif.graphs.build import (
+from rlif.data.graph_build import (
     BuildConfig,
     build,
     parse_args,
@@ -225,7 +225,7 @@ def no_cluster(tmp_path, monkeypatch):
 def test_default_mode_detects_a_cluster_and_otherwise_falls_back(no_cluster, listening_port, caplog):
     assert parse_args(["--out", "x", "--count", "1"]).ray == "auto"
     assert BuildConfig(out=Path("x")).ray == "auto"
-    with caplog.at_level(logging.INFO, logger="rlif.graphs.build"):
+    with caplog.at_level(logging.INFO, logger="rlif.data.graph_build"):
         assert resolve_ray_mode("auto", 3) == ("off", None)
         assert "no Ray cluster reachable" in caplog.text and "3 local worker process(es)" in caplog.text
         caplog.clear()

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from rewards.router import check_row
+from rlif.data.grapharena import import_rows, load_grapharena, main
 from rlif.graphs.airports import sample_tsp
 from rlif.graphs.exact import solve
-from rlif.graphs.grapharena import import_rows, load_grapharena, main
 from rlif.graphs.instance import MoleculePair, SocialGraph, TspInstance
 from rlif.graphs.molecules import sample_molecule_pair
 

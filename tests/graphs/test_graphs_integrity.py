@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import rlif.graphs.build as build_module
+import rlif.data.graph_build as build_module
 from rlif.data.__main__ import main as data_main
-from rlif.graphs.build import BuildConfig, build
-from rlif.graphs.verify import resolve_sample
+from rlif.data.graph_build import BuildConfig, build
+from rlif.data.graph_verify import resolve_sample
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,7 +164,7 @@ def _running(pid: int) -> bool:
 
 
 def test_stopping_a_build_stops_its_workers(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "rlif.graphs.build", "--out", str(tmp_path), "--tasks", "ged", "--sizes"]
+    command = [sys.executable, "-m", "rlif.data.graph_build", "--out", str(tmp_path), "--tasks", "ged", "--sizes"]
     command += ["large", "--count", "400", "--val-per-size", "0", "--shard-size", "1", "--workers", "2", "--ray", "off"]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -24,7 +24,7 @@ def _run(python: str, out: Path, *extra: str, ray_tmpdir: str | None = None) -> 
     if ray_tmpdir is not None:
         env["RAY_TMPDIR"] = ray_tmpdir
     return subprocess.run(
-        [python, "-m", "rlif.graphs.build", *ARGS, "--out", str(out), *extra],
+        [python, "-m", "rlif.data.graph_build", *ARGS, "--out", str(out), *extra],
         capture_output=True,
         text=True,
         timeout=300,

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from recipe_matrices import with_shipped_defaults
+from run_matrices import with_shipped_defaults
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT

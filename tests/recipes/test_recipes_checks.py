@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rlif.recipes.checks import check_run
-from rlif.recipes.matrix import load_matrix
+from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import REWARD_KWARGS, all_overrides, build_overrides, parse_override
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"

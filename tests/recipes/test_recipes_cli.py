@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from recipe_matrices import with_shipped_defaults
+from run_matrices import with_shipped_defaults
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
@@ -125,7 +125,7 @@ def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
     from rlif.data.files import write_rows_atomic
     from rlif.demo_assets import demo_rows
     from rlif.recipes.generate import preflight_environment, preflight_problems
-    from rlif.recipes.matrix import load_matrix
+    from rlif.runs.matrix import load_matrix
 
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
     monkeypatch.delenv("HF_CACHE_DIR", raising=False)

@@ -11,13 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from recipe_matrices import with_shipped_defaults
+from run_matrices import with_shipped_defaults
 
 from rlif.recipes.cli import main
 from rlif.recipes.eval_script import EVAL_SUBDIR, plan_eval, render_eval_script
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.matrix import load_matrix
 from rlif.recipes.render import LAUNCHER, make_environment
+from rlif.runs.matrix import load_matrix
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
 

@@ -18,8 +18,8 @@ import pytest
 
 from rlif.recipes.eval_script import render_eval_script
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.matrix import load_matrix
 from rlif.recipes.render import LAUNCHER, make_environment, render_script
+from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import build_overrides
 
 PINNED = "0.11.0"

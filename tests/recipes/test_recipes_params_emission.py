@@ -14,8 +14,8 @@ import pytest
 from omegaconf import OmegaConf
 
 from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER
-from rlif.recipes.matrix import SHIPPED_MATRIX, default_run, load_matrix
 from rlif.recipes.render import render_script
+from rlif.runs.matrix import SHIPPED_MATRIX, default_run, load_matrix
 from rlif.verl_glue.config import trainer_composer
 from rlif.verl_glue.hooks import _sampler_config
 from rlif.verl_glue.overrides import (

@@ -12,8 +12,8 @@ import jinja2
 import pytest
 
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.matrix import load_matrix
 from rlif.recipes.render import LAUNCHER, make_environment, render_script
+from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import Override, build_overrides, hydra_value, parse_override
 
 MATRIX = REPO_ROOT / "recipe" / "matrix.yaml"

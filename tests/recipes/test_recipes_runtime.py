@@ -21,8 +21,8 @@ import pytest
 from rlif.data.files import write_rows_atomic
 from rlif.demo_assets import demo_rows
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.matrix import load_matrix
 from rlif.recipes.render import LAUNCHER, render_script
+from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import build_overrides
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"

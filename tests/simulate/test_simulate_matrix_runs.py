@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rlif.recipes.matrix import load_matrix
+from rlif.runs.matrix import load_matrix
 from rlif.simulate import main, run_config, simulate, unlock_timeline
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"

@@ -6,7 +6,7 @@ import pytest
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.matrix import load_matrix
+from rlif.runs.matrix import load_matrix
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ import pytest
 
 from rlif.cpu_demo import DemoLayout, demo_overrides
 from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER, REPO_ROOT, default_verl_python
-from rlif.recipes.matrix import load_matrix
+from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.config import run_verl_check
 from rlif.verl_glue.overrides import all_overrides, runtime_values, substitute
 

@@ -16,7 +16,7 @@ default task list, shard plans, manifests).
 To add a task ``xyz``, write ``rewards/graph/tasks/xyz.py`` first (its docstring gives the steps), then
 ``rlif/graphs/tasks/xyz.py`` with ``TASK = GraphTask(id="xyz", ...)``, reusing an instance type of
 ``rlif.graphs.instance`` or defining one with the same methods, and add it to ``TASKS`` below.
-``python -m rlif.graphs.build --tasks xyz`` then builds it; ``tests/graph_rewards/test_graph_task_registry.py``
+``python -m rlif.data.graph_build --tasks xyz`` then builds it; ``tests/graph_rewards/test_graph_task_registry.py``
 checks both registries list the same ids.
 """
 

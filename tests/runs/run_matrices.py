@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from rlif.recipes.matrix import SHIPPED_MATRIX, deep_merge
+from rlif.runs.matrix import SHIPPED_MATRIX
+from rlif.runs.spec import deep_merge
 
 
 def with_shipped_defaults(text: str) -> str:

@@ -11,8 +11,8 @@ import yaml
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.matrix import load_matrix
-from rlif.recipes.planner import (
+from rlif.runs.matrix import load_matrix
+from rlif.runs.planner import (
     BUILTIN_SHAPES,
     GIB,
     RESERVE_GIB,

@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from rlif.data.graph_rows import GRAPH_PREFIX
 from rlif.data.schema import one_line
 from rlif.graphs.exact import solve
-from rlif.graphs.rows import GRAPH_PREFIX
 from rlif.graphs.truth import parse_ground_truth
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlif.recipes.matrix import RunSpec
+from rlif.runs.spec import RunSpec
 
 GIB = 2**30
 RESERVE_GIB = 6.0
@@ -222,7 +222,7 @@ def model_shape(model: str, hub_cache: Path | None = None) -> ModelShape:
         return BUILTIN_SHAPES[model]
     raise ValueError(
         f"model {model}: no local config.json and not in the planner's table ({', '.join(sorted(BUILTIN_SHAPES))}); "
-        "download it first (python hf_model_download.py) or add its shape to rlif/recipes/planner.py"
+        "download it first (python hf_model_download.py) or add its shape to rlif/runs/planner.py"
     )
 
 

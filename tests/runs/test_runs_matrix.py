@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from recipe_matrices import with_shipped_defaults
+from run_matrices import with_shipped_defaults
 
-from rlif.recipes import matrix as m
-from rlif.recipes.matrix import SHIPPED_MATRIX, WinnerSpec, default_run, load_matrix
+from rlif.runs import spec as m
+from rlif.runs.matrix import SHIPPED_MATRIX, default_run, load_matrix
+from rlif.runs.spec import WinnerSpec
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 

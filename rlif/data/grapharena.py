@@ -1,6 +1,6 @@
 """Import GraphArena-format instance files as validation rows, recomputing and cross-checking every optimum.
 
-``python -m rlif.graphs.grapharena --task tsp --size large --input TSP_hard.json --out val_ga_tsp_large.parquet``
+``python -m rlif.data.grapharena --task tsp --size large --input TSP_hard.json --out val_ga_tsp_large.parquet``
 
 Accepted files (one task per file):
 
@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from rlif.data.files import write_rows_atomic
+from rlif.data.graph_rows import item_row
 from rlif.graphs.exact import solve
 from rlif.graphs.instance import Instance
 from rlif.graphs.items import SIZES, SolvedItem, check_task_size
 from rlif.graphs.prompts import user_message
-from rlif.graphs.rows import item_row
 from rlif.graphs.tasks import TASKS, task_named
 from rlif.graphs.truth import from_node_link
 
@@ -157,7 +157,7 @@ def import_rows(path: Path, task: str, size: str) -> list[dict[str, Any]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m rlif.graphs.grapharena", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m rlif.data.grapharena", description=__doc__.split("\n")[0])
     parser.add_argument("--task", choices=list(TASKS), required=True)
     parser.add_argument("--size", choices=SIZES, required=True, help="small (easy) or large (hard)")
     parser.add_argument("--input", type=Path, required=True, help=".json, .jsonl or .pkl GraphArena file")

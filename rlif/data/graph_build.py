@@ -1,4 +1,4 @@
-"""Build the graph-task parquet files: ``python -m rlif.graphs.build --count N --out DIR [options]``.
+"""Build the graph-task parquet files: ``python -m rlif.data.graph_build --count N --out DIR [options]``.
 
 Work is cut into shards of consecutive item indices per (task, size). Each shard is generated and solved by a
 worker (Ray tasks when a Ray cluster is reachable, else local processes; see ``resolve_ray_mode``) and written by
@@ -39,8 +39,8 @@ from tqdm import tqdm
 from rlif.atomic_files import write_lines_atomic, write_text_atomic
 from rlif.data.cli import DefaultsHelpFormatter
 from rlif.data.files import write_rows_atomic
+from rlif.data.graph_rows import item_row
 from rlif.graphs.items import SIZES, check_task_size, make_item
-from rlif.graphs.rows import item_row
 from rlif.graphs.tasks import TASKS
 
 logger = logging.getLogger(__name__)
@@ -460,7 +460,9 @@ def _csv(choices: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
 def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     """Parse the command line into a ``BuildConfig``."""
     parser = argparse.ArgumentParser(
-        prog="python -m rlif.graphs.build", description=__doc__.split("\n")[0], formatter_class=DefaultsHelpFormatter
+        prog="python -m rlif.data.graph_build",
+        description=__doc__.split("\n")[0],
+        formatter_class=DefaultsHelpFormatter,
     )
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--tasks", type=_csv(tuple(TASKS)), default=tuple(TASKS), help="comma-separated tasks")
