@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewards.canonical import canonical_form
-from rewards.registry import TaskFamily, register_family
+from rewards.registry import Evaluation, Metric, Records, TaskFamily, mean, register_family
 from rewards.thinking import SplitResponse
 
 MISSING_MATH_VERIFY = "the math reward needs math-verify, which is not installed: pip install math-verify==0.9.0"
@@ -138,6 +138,26 @@ def _math_verify() -> Any:
     return math_verify
 
 
+def math_metrics(records: Records) -> dict[str, float]:
+    """math-verify accuracy and the share of answers from which an answer could be extracted."""
+    return {
+        "accuracy": mean(r.get("acc", 0.0) for r in records),
+        "parsed_rate": mean(r.get("math_parsed", 0.0) for r in records),
+    }
+
+
+EVALUATION = Evaluation(
+    metrics=(
+        Metric("accuracy", "mean over samples of acc (math-verify's verdict)"),
+        Metric("parsed_rate", "mean over samples of math_parsed (an answer could be extracted)"),
+    ),
+    headline="accuracy",
+    compute=math_metrics,
+    title="Mathematics (math-verify)",
+    table_order=40,
+)
+
+
 MATH_FAMILY = register_family(
     TaskFamily(
         name="math",
@@ -148,5 +168,6 @@ MATH_FAMILY = register_family(
         score=score_math,
         normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
+        evaluation=EVALUATION,
     )
 )

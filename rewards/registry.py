@@ -1,17 +1,22 @@
 """Registry of task families, keyed by ``data_source`` prefix: the one place that knows what each family serves.
 
 A task family (IF, LogicIF, graph, math) declares its data sources, scorer, ground-truth normaliser and checker,
-the verl ``ability`` of its rows and its reward options with their defaults. Families register themselves at
-import time; the router looks them up by the row's ``data_source``, data builders ask them for the ``ability`` and
-the canonical ground truth, and the recipe checks take the accepted reward options from them, so none of these is
-written twice. Duplicate prefixes are refused, and an unknown source raises with the list of known prefixes, so a
-typo in a data builder fails at build time.
+the verl ``ability`` of its rows and its reward options with their defaults, and what evaluation and training
+report about it (``Evaluation``, ``training_flags``). Families register themselves at import time; the router looks
+them up by the row's ``data_source``, data builders ask them for the ``ability`` and the canonical ground truth, the
+recipe checks take the accepted reward options from them, and evaluation, its tables and the training feedback hook
+read their declarations, so none of these is written twice and no code outside a family's module names it.
+Duplicate prefixes are refused, and an unknown source raises with the list of known prefixes, so a typo in a data
+builder fails at build time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import enum
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -50,6 +55,190 @@ def zero_failure_score(params: Mapping[str, Any]) -> float:
     return 0.0
 
 
+Records = Sequence[Mapping[str, Any]]
+"""Scored samples as evaluation records them (one ``samples.jsonl`` record each: ``id``, ``data_source``, the
+family's ``record_fields``, every score key of the sample, and the family's ``sample_details``)."""
+
+MetricsFn = Callable[[Records], dict[str, Any]]
+"""``compute(records) -> {name: value}``: a family's block of the metrics of one source, or of one group of it, in
+the order ``metrics.json`` lists it. It holds every declared ``Metric`` and may add counts (``Evaluation.counts``)
+and nested detail (``Evaluation.details``); ``records`` is never empty."""
+
+SampleDetailsFn = Callable[..., Mapping[str, Any]]
+"""``sample_details(response: SplitResponse, ground_truth, scores, params, *, where) -> {key: value}``: fields
+evaluation adds to a sample's record beside its scores. ``scores`` is what the scorer returned, ``params`` the
+family's options as the evaluation ran them. It raises ``RuntimeError`` starting with ``where`` when the detail
+disagrees with ``scores`` (a scoring bug)."""
+
+
+def mean(values: Iterable[float]) -> float:
+    """The mean of ``values``, NaN when there are none (a metric with nothing to average is unknown, not 0)."""
+    items = [float(v) for v in values]
+    return sum(items) / len(items) if items else math.nan
+
+
+def per_prompt(records: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """Records grouped by prompt (``id``), prompts in first-seen order."""
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        out.setdefault(record["id"], []).append(record)
+    return out
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One evaluation metric of a family, as its benchmark's paper names it.
+
+    Attributes:
+        name: the key in the source's metrics and the last part of its flat name (``<source>/<name>``).
+        aggregation: how samples and prompts combine into it, in words (a reader of ``metrics.json`` should not
+            need the code to know whether a rate is per sample, per instruction or per function).
+        lower_is_better: whether smaller values win (comparison reports and ablation chains rank by it).
+    """
+
+    name: str
+    aggregation: str
+    lower_is_better: bool = False
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """A breakdown of a family's metrics by a field of its records (LogicIF difficulty, graph size class).
+
+    Attributes:
+        field: the record field (one of the family's ``record_fields``); a record without it falls in the group
+            ``unknown``.
+        key: the key the groups are written under in the source's metrics (``by_size``).
+        label: the column head naming the group in the tables (``size``).
+    """
+
+    field: str
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class SourceMean:
+    """The family's metrics averaged over its sources, each source weighing the same, overall and per group.
+
+    Benchmarks that report one row over several sources (GraphArena's tables are means over tasks) need it.
+
+    Attributes:
+        key: the key of the mean in the evaluation's metrics (``graph_mean_over_tasks``).
+        prefix: the first part of its flat names (``<prefix>/<metric>[/<group>]``).
+        label: the name of its rows in the tables.
+        count: the key holding the number of sources averaged.
+    """
+
+    key: str
+    prefix: str
+    label: str
+    count: str = "sources"
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A nested table in a source's metrics (IF's per-instruction accuracy): ``{row name: {field: value}}``.
+
+    Attributes:
+        key: the key of the table in the source's metrics.
+        title: the heading of its table, after the source's name.
+        head: the column heads, the row name's first.
+        fields: the field of each later column, in order.
+    """
+
+    key: str
+    title: str
+    head: tuple[str, ...]
+    fields: tuple[str, ...]
+
+
+class Layout(enum.Enum):
+    """How a family's summary table in ``metrics.md`` is laid out."""
+
+    SOURCES = "sources"
+    """One table, one row per source."""
+    GROUPS_PER_SOURCE = "groups_per_source"
+    """One table per source and grouping: an ``all`` row, then one row per group."""
+    GROUPS = "groups"
+    """One table per grouping over all sources: per source an ``all`` row and its groups, then the source mean's."""
+
+
+def no_metrics(records: Records) -> dict[str, Any]:
+    """Default ``Evaluation.compute``: a family that declares no metrics adds none to the generic ones."""
+    return {}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What evaluation reports about a family beyond the metrics every source gets (score and ``acc`` means,
+    pass@k, truncation and health rates).
+
+    The defaults declare nothing, so a family's sources are still evaluated on the generic metrics.
+
+    Attributes:
+        metrics: the family's metrics, in the order its tables show them.
+        headline: the name of the metric its benchmark leads with (one of ``metrics``), or None.
+        compute: the family's block of a source's metrics (see ``MetricsFn``); also run per group.
+        counts: integer fields of that block that are counts, not metrics (flat metrics leave them out).
+        details: nested tables in that block (flat metrics leave them out; ``metrics.md`` shows each per source).
+        record_fields: ``extra_info`` fields copied into each sample's record, for ``compute`` and the groupings.
+        groupings: the breakdowns of the metrics by a record field.
+        source_mean: the mean over sources the family's benchmark reports, or None.
+        sample_details: fields added to each sample's record (see ``SampleDetailsFn``), or None.
+        options: reward options evaluation uses unless the user sets them (e.g. no length cap where the official
+            harness has none); each must be one of the family's ``options``.
+        title: the heading of the family's summary table (with ``GROUPS_PER_SOURCE``, after the source's name).
+        layout: how that table is laid out (see ``Layout``).
+        source_label: the head of the column naming the source.
+        table_order: where the family's tables come in ``metrics.md``; ties keep registration order.
+    """
+
+    metrics: tuple[Metric, ...] = ()
+    headline: str | None = None
+    compute: MetricsFn = no_metrics
+    counts: tuple[str, ...] = ()
+    details: tuple[Detail, ...] = ()
+    record_fields: tuple[str, ...] = ()
+    groupings: tuple[Grouping, ...] = ()
+    source_mean: SourceMean | None = None
+    sample_details: SampleDetailsFn | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    title: str = ""
+    layout: Layout = Layout.SOURCES
+    source_label: str = "source"
+    table_order: int = 100
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """The names of ``metrics``, in order."""
+        return tuple(metric.name for metric in self.metrics)
+
+    def check(self, family: str, options: Mapping[str, Any]) -> None:
+        """Refuse a declaration that contradicts itself.
+
+        Raises:
+            ValueError: repeated metric names, a headline that is not a metric, a grouping field that is not a
+                record field, a grouped layout without a grouping, or an evaluation option the family lacks.
+        """
+        names = self.metric_names
+        if len(set(names)) != len(names):
+            raise ValueError(f"{family}: evaluation metrics repeat a name: {list(names)}")
+        if self.headline is not None and self.headline not in names:
+            raise ValueError(f"{family}: headline {self.headline!r} is not one of its metrics {list(names)}")
+        for grouping in self.groupings:
+            if grouping.field not in self.record_fields:
+                raise ValueError(f"{family}: grouping field {grouping.field!r} is not a record field")
+        if self.layout is not Layout.SOURCES and not self.groupings:
+            raise ValueError(f"{family}: layout {self.layout.value!r} needs a grouping")
+        unknown = sorted(set(self.options) - set(options))
+        if unknown:
+            raise ValueError(f"{family}: evaluation options {unknown} are not reward options of the family")
+
+
 @dataclass(frozen=True, eq=False)
 class TaskFamily:
     """One family of tasks sharing a scorer.
@@ -73,6 +262,10 @@ class TaskFamily:
             ``graph_reward=binery`` fails on the first sample instead of zeroing every reward.
         failure_score: the score the router gives a sample whose scorer raised (see ``FailureScoreFn``); the
             default, 0, suits families whose scores are never negative.
+        evaluation: what evaluation reports about the family (see ``Evaluation``); the default adds nothing to
+            the metrics every source gets.
+        training_flags: per-sample 0/1 ``metric_keys`` whose rate per source the training feedback hook logs
+            (``train/<source>/<flag>``): verl logs reward extras only in validation.
     """
 
     name: str
@@ -85,9 +278,15 @@ class TaskFamily:
     check_ground_truth: CheckFn
     check_params: ParamsCheckFn = accept_any_params
     failure_score: FailureScoreFn = zero_failure_score
+    evaluation: Evaluation = Evaluation()
+    training_flags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        self.evaluation.check(self.name, self.options)
+        stray = sorted(set(self.training_flags) - set(self.metric_keys))
+        if stray:
+            raise ValueError(f"{self.name}: training flags {stray} are not metric keys of the family")
 
     def resolve_options(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Every option of this family: the value in ``kwargs`` where it has one, the declared default otherwise."""
@@ -97,6 +296,8 @@ class TaskFamily:
 _FAMILIES: dict[str, TaskFamily] = {}
 _METRIC_KEYS: list[str] = []
 """Union of every registered family's metric keys, in registration order (kept here so scoring never rebuilds it)."""
+_TRAINING_FLAGS: list[str] = []
+"""Union of every registered family's training flags, in registration order (the hook reads it every step)."""
 
 
 def register_family(family: TaskFamily) -> TaskFamily:
@@ -117,7 +318,33 @@ def register_family(family: TaskFamily) -> TaskFamily:
     for prefix in family.prefixes:
         _FAMILIES[prefix] = family
     _METRIC_KEYS.extend(k for k in family.metric_keys if k not in _METRIC_KEYS)
+    _TRAINING_FLAGS.extend(k for k in family.training_flags if k not in _TRAINING_FLAGS)
     return family
+
+
+def unregister_family(family: TaskFamily) -> None:
+    """Remove ``family`` from the registry (tests register throwaway families; shipped ones never leave).
+
+    Raises:
+        ValueError: ``family`` is not registered.
+    """
+    if family not in _FAMILIES.values():
+        raise ValueError(f"task family {family.name!r} is not registered")
+    for prefix in family.prefixes:
+        del _FAMILIES[prefix]
+    remaining = families()
+    _METRIC_KEYS[:] = dict.fromkeys(k for f in remaining for k in f.metric_keys)
+    _TRAINING_FLAGS[:] = dict.fromkeys(k for f in remaining for k in f.training_flags)
+
+
+@contextmanager
+def registered(family: TaskFamily) -> Iterator[TaskFamily]:
+    """Register ``family`` for the duration of a ``with`` block, then remove it, whatever the block raised."""
+    register_family(family)
+    try:
+        yield family
+    finally:
+        unregister_family(family)
 
 
 def find_family(data_source: str) -> TaskFamily | None:
@@ -147,6 +374,16 @@ def family_for(data_source: str) -> TaskFamily:
 def metric_keys() -> tuple[str, ...]:
     """Every registered family's metric keys, each once, in registration order."""
     return tuple(_METRIC_KEYS)
+
+
+def training_flags() -> tuple[str, ...]:
+    """Every registered family's training flags, each once, in registration order."""
+    return tuple(_TRAINING_FLAGS)
+
+
+def evaluation_options() -> dict[str, Any]:
+    """The reward options evaluation uses unless the user sets them: every family's ``Evaluation.options``."""
+    return {name: value for family in families() for name, value in family.evaluation.options.items()}
 
 
 def families() -> list[TaskFamily]:

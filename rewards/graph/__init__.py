@@ -8,6 +8,7 @@ Details, formulas and deviations from GraphArena/NPG-Muse: ``docs/np-graph-rewar
 from collections.abc import Mapping
 from typing import Any
 
+from rewards.graph.evaluation import EVALUATION
 from rewards.graph.scorer import score_graph
 from rewards.graph.truth import check_ground_truth, normalize_ground_truth
 from rewards.graph.variants import DEFAULT_VARIANT, variant_named
@@ -48,6 +49,7 @@ GRAPH_FAMILY = register_family(
         check_ground_truth=check_ground_truth,
         check_params=check_params,
         failure_score=failure_score,
+        evaluation=EVALUATION,
     )
 )
 

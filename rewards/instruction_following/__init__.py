@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewards.instruction_following import ifbench, ifeval, ifevalg  # noqa: F401  (register the checkers)
+from rewards.instruction_following.evaluation import EVALUATION
 from rewards.instruction_following.ground_truth import check_ground_truth, normalize_ground_truth
 from rewards.instruction_following.scoring import (
     MAX_ANSWER_CHARS,
@@ -37,6 +38,8 @@ IF_FAMILY = register_family(
         normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
         check_params=_check_params,
+        evaluation=EVALUATION,
+        training_flags=("if_over_length_cap",),
     )
 )
 

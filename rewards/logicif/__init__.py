@@ -27,6 +27,7 @@ from typing import Any
 
 from rewards.canonical import canonical_json
 from rewards.logicif.answer import decode_strict_json, find_answer
+from rewards.logicif.evaluation import EVALUATION
 from rewards.logicif.match import EQUALITIES, stats_key_fraction, values_match
 from rewards.registry import TaskFamily, register_family
 from rewards.thinking import SplitResponse
@@ -273,5 +274,6 @@ register_family(
         normalize_ground_truth=normalize_ground_truth,
         check_ground_truth=check_ground_truth,
         check_params=lambda params: _check_partial_credit(params[PARTIAL_CREDIT_PARAM]),
+        evaluation=EVALUATION,
     )
 )

@@ -17,9 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rewards import check_row
-
-GROUP_FIELDS = ("difficulty_level", "task_id", "size")
-"""``extra_info`` fields the metrics group by: LogicIF difficulty and function, graph size class."""
+from rewards.registry import find_family
 
 
 @dataclass(frozen=True)
@@ -28,7 +26,7 @@ class EvalRow:
 
     Attributes:
         item_id: ``extra_info.item_id``, the name response files use.
-        data_source: the reward family's source (``ifeval``, ``logicif``, ``graph/tsp``, ``math/aime24``, ...).
+        data_source: the source a reward family serves (``rewards.registry``).
         prompt: the content of the last user message (the text response files may name the row by).
         ground_truth: ``reward_model.ground_truth``.
         extra_info: the row's ``extra_info`` without null fields (what the reward router is given in training).
@@ -46,8 +44,10 @@ class EvalRow:
     messages: tuple[Mapping[str, str], ...] = ()
 
     def groups(self) -> dict[str, Any]:
-        """The grouping fields this row has (``GROUP_FIELDS``), for the metrics."""
-        return {name: self.extra_info[name] for name in GROUP_FIELDS if name in self.extra_info}
+        """The fields of ``extra_info`` its family's metrics read (``Evaluation.record_fields``) that this row has."""
+        family = find_family(self.data_source)
+        fields = () if family is None else family.evaluation.record_fields
+        return {name: self.extra_info[name] for name in fields if name in self.extra_info}
 
 
 def load_eval_rows(paths: Sequence[Path]) -> list[EvalRow]:

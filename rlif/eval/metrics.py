@@ -8,94 +8,85 @@ as one answer to its prompt), which equals the paper's definition at one sample 
   only for generated samples, which record vLLM's ``finish_reason``), and pass@k for every k up to the smallest
   number of samples per prompt (unbiased estimator, ``rlif.eval.pass_at_k``; a sample is correct when its family's
   ``acc`` is 1: IF prompt-level strict, LogicIF output-and-stats, graph optimal, math verified).
-- IF (IFEval, IFBench; lm-eval's names): ``prompt_level_strict_acc`` and ``prompt_level_loose_acc`` (share of
-  answers following all their instructions), ``inst_level_strict_acc`` and ``inst_level_loose_acc`` (followed /
-  total over all instructions: the official micro average), and ``per_instruction`` accuracy.
-- LogicIF (LogicIFEval): case-level ``output_acc``, ``stats_acc``, ``both_acc`` and question-level
-  ``question_*_acc`` (a function counts only if all its test cases are right; with several samples, the expected
-  value of that event when each case's samples are drawn independently: the product of the cases' rates, which is
-  the official 0/1 at one sample), overall and ``by_difficulty``.
-- Graph tasks (GraphArena): ``feasible_rate``, ``optimal_rate`` (GraphArena's accuracy), ``hallucination_rate``
-  (parsed but infeasible), ``missing_rate`` and ``mean_quality_ratio`` (NPG-Muse's capped ratio, 0 unless
-  feasible), overall and ``by_size``; and ``graph_mean_over_tasks`` (GraphArena's table rows are means over
-  tasks). Feasibility is rlif's checker, stricter than GraphArena's (duplicates and unknown names are infeasible).
-- Mathematics: ``accuracy`` (math-verify) and ``parsed_rate`` (an answer could be extracted).
+- Each task family's own metrics, as its ``rewards.registry.Evaluation`` declares them (defined in the family's
+  module under ``rewards/``): IF's prompt- and instruction-level accuracy (lm-eval's names) and per-instruction
+  accuracy; LogicIF's case- and question-level accuracy, ``by_difficulty``; GraphArena's rates and NPG-Muse's
+  quality ratio, ``by_size``, and their mean over tasks (GraphArena's table rows are means over tasks); math-verify's
+  accuracy and parsed rate. Each declared grouping breaks the family's metrics down by a record field, and a
+  declared ``SourceMean`` averages them over the family's sources, each source weighing the same.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rewards.registry import find_family
+from rewards.registry import Evaluation, MetricsFn, families, find_family, mean, per_prompt
 from rlif.eval.pass_at_k import mean_pass_at_k
 
 Record = Mapping[str, Any]
 
-IF_METRICS = ("prompt_level_strict_acc", "inst_level_strict_acc", "prompt_level_loose_acc", "inst_level_loose_acc")
-LOGICIF_METRICS = ("both_acc", "output_acc", "stats_acc", "question_both_acc", "question_output_acc",
-                   "question_stats_acc")  # fmt: skip
-GRAPH_METRICS = ("feasible_rate", "optimal_rate", "mean_quality_ratio", "hallucination_rate", "missing_rate")
-LOWER_IS_BETTER = ("hallucination_rate", "missing_rate", "think_unclosed_rate", "reward_errors", "truncated_rate")
-"""Metric names (the part of a flat key after the source, before any group) for which smaller values win."""
+LOWER_IS_BETTER = ("think_unclosed_rate", "reward_errors", "truncated_rate")
+"""Generic metric names (the part of a flat key after the source, before any group) for which smaller values win;
+each family declares its own (``rewards.registry.Metric.lower_is_better``)."""
+COUNTS = ("prompts", "samples", "samples_per_prompt")
+"""Generic fields of a source's metrics that are counts, not metrics; each family declares its own."""
 UNKNOWN_GROUP = "unknown"
 """Group name of records that lack the grouping field (a LogicIF row without ``difficulty_level``)."""
 
 
 def lower_is_better(key: str) -> bool:
-    """Whether smaller values of the flat metric ``key`` (``graph/tsp/missing_rate/small``) are better."""
-    return any(f"/{name}" in f"/{key}" for name in LOWER_IS_BETTER)
+    """Whether smaller values of the flat metric ``key`` (``<source>/<metric>[/<group>]``) are better."""
+    names = [*LOWER_IS_BETTER, *(m.name for f in families() for m in f.evaluation.metrics if m.lower_is_better)]
+    return any(f"/{name}" in f"/{key}" for name in names)
 
 
 def compute_metrics(records: Iterable[Record]) -> dict[str, Any]:
     """All metrics of a set of scored samples.
 
     Returns:
-        ``{"sources": {data_source: {...}}, "graph_mean_over_tasks": {...} (only with graph sources),
-        "metrics": {flat name: value}}``; flat names are ``<source>/<metric>[/<group>]`` and
-        ``<source>/pass@<k>``, the keys the comparison report and the ablation chain read.
+        ``{"sources": {data_source: {...}}, <source mean key>: {...} (one per family that declares a
+        ``SourceMean`` and has sources here), "metrics": {flat name: value}}``; flat names are
+        ``<source>/<metric>[/<group>]`` and ``<source>/pass@<k>``, the keys the comparison report and the ablation
+        chain read.
     """
     by_source: dict[str, list[Record]] = defaultdict(list)
     for record in records:
         by_source[record["data_source"]].append(record)
     sources = {source: source_metrics(source, by_source[source]) for source in sorted(by_source)}
     out: dict[str, Any] = {"sources": sources}
-    graph = {source: values for source, values in sources.items() if _family(source) == "graph"}
-    if graph:
-        out["graph_mean_over_tasks"] = _mean_over_tasks(graph)
+    for family in families():
+        source_mean = family.evaluation.source_mean
+        own = {source: values for source, values in sources.items() if find_family(source) is family}
+        if source_mean is not None and own:
+            out[source_mean.key] = _mean_over_sources(family.evaluation, source_mean.count, own)
     out["metrics"] = flatten(out)
     return out
 
 
 def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
     """The metrics of one ``data_source`` (see the module docstring)."""
-    per_prompt = _per_prompt(records)
-    sizes = [len(samples) for samples in per_prompt.values()]
+    prompts = per_prompt(records)
+    sizes = [len(samples) for samples in prompts.values()]
     out: dict[str, Any] = {
-        "prompts": len(per_prompt),
+        "prompts": len(prompts),
         "samples": len(records),
         "samples_per_prompt": {"min": min(sizes), "max": max(sizes)},
-        "score": _mean(r.get("score", 0.0) for r in records),
-        "acc": _mean(r.get("acc", 0.0) for r in records),
+        "score": mean(r.get("score", 0.0) for r in records),
+        "acc": mean(r.get("acc", 0.0) for r in records),
         "reward_errors": int(sum(r.get("reward_error", 0.0) for r in records)),
-        "think_unclosed_rate": _mean(r.get("think_unclosed", 0.0) for r in records),
-        "pass@k": {str(k): v for k, v in pass_at_k_of(per_prompt).items()},
+        "think_unclosed_rate": mean(r.get("think_unclosed", 0.0) for r in records),
+        "pass@k": {str(k): v for k, v in pass_at_k_of(prompts).items()},
     }
     if any("finish_reason" in r for r in records):
-        out["truncated_rate"] = _mean(float(r.get("finish_reason") == "length") for r in records)
-    family = _family(source)
-    if family == "if":
-        out.update(if_metrics(records))
-    elif family == "logicif":
-        out.update(logicif_metrics(records))
-        out["by_difficulty"] = _by_group(records, "difficulty_level", logicif_metrics)
-    elif family == "graph":
-        out.update(graph_metrics(records))
-        out["by_size"] = _by_group(records, "size", graph_metrics)
-    elif family == "math":
-        out.update(math_metrics(records))
+        out["truncated_rate"] = mean(float(r.get("finish_reason") == "length") for r in records)
+    family = find_family(source)
+    if family is not None:
+        evaluation = family.evaluation
+        out.update(evaluation.compute(records))
+        for grouping in evaluation.groupings:
+            out[grouping.key] = _by_group(records, grouping.field, evaluation.compute)
     return out
 
 
@@ -105,130 +96,57 @@ def pass_at_k_of(per_prompt: Mapping[str, Sequence[Record]]) -> dict[int, float]
     return mean_pass_at_k(counts)
 
 
-def if_metrics(records: Sequence[Record]) -> dict[str, Any]:
-    """IFEval/IFBench prompt- and instruction-level accuracy, strict and loose, and per-instruction accuracy."""
-    out: dict[str, Any] = {}
-    per_instruction: dict[str, dict[str, int]] = defaultdict(lambda: {"count": 0, "strict": 0, "loose": 0})
-    for mode in ("strict", "loose"):
-        followed = total = 0
-        for record in records:
-            verdicts = [item[mode] for item in record.get("instructions", ())]
-            followed += sum(verdicts)
-            total += len(verdicts)
-        out[f"prompt_level_{mode}_acc"] = _mean(r.get(f"if_prompt_{mode}", 0.0) for r in records)
-        out[f"inst_level_{mode}_acc"] = followed / total if total else math.nan
-    for record in records:
-        for item in record.get("instructions", ()):
-            counts = per_instruction[item["id"]]
-            counts["count"] += 1
-            counts["strict"] += item["strict"]
-            counts["loose"] += item["loose"]
-    out["per_instruction"] = {
-        iid: {"count": c["count"], "strict_acc": c["strict"] / c["count"], "loose_acc": c["loose"] / c["count"]}
-        for iid, c in sorted(per_instruction.items())
-    }
-    return {key: out[key] for key in (*IF_METRICS, "per_instruction")}
-
-
-def logicif_metrics(records: Sequence[Record]) -> dict[str, Any]:
-    """LogicIFEval case-level and question-level (function-level) accuracy of output, stats and both."""
-    out: dict[str, Any] = {"cases": len({r["id"] for r in records}), "functions": 0}
-    cases = _per_prompt(records)
-    functions: dict[str, list[str]] = defaultdict(list)
-    for item_id, samples in cases.items():
-        functions[str(samples[0].get("task_id", item_id))].append(item_id)
-    out["functions"] = len(functions)
-    for part in ("both", "output", "stats"):
-        key = f"logicif_{part}"
-        out[f"{part}_acc"] = _mean(r.get(key, 0.0) for r in records)
-        rate = {item_id: _mean(r.get(key, 0.0) for r in samples) for item_id, samples in cases.items()}
-        out[f"question_{part}_acc"] = _mean(math.prod(rate[i] for i in ids) for ids in functions.values())
-    return out
-
-
-def graph_metrics(records: Sequence[Record]) -> dict[str, float]:
-    """GraphArena's rates (rlif's checker) and NPG-Muse's mean quality ratio."""
-    return {
-        "feasible_rate": _mean(r.get("graph_feasible", 0.0) for r in records),
-        "optimal_rate": _mean(r.get("graph_optimal", 0.0) for r in records),
-        "mean_quality_ratio": _mean(r.get("graph_quality", 0.0) for r in records),
-        "hallucination_rate": _mean(
-            float(not r.get("graph_feasible", 0.0) and not r.get("graph_missing", 0.0)) for r in records
-        ),
-        "missing_rate": _mean(r.get("graph_missing", 0.0) for r in records),
-        "samples": len(records),
-    }
-
-
-def math_metrics(records: Sequence[Record]) -> dict[str, float]:
-    """math-verify accuracy and the share of answers from which an answer could be extracted."""
-    return {
-        "accuracy": _mean(r.get("acc", 0.0) for r in records),
-        "parsed_rate": _mean(r.get("math_parsed", 0.0) for r in records),
-    }
-
-
 def flatten(metrics: Mapping[str, Any]) -> dict[str, float]:
     """``<source>/<metric>[/<group>]`` -> value for every number of ``compute_metrics``' nested result."""
+    evaluations = [family.evaluation for family in families()]
+    skip = {*COUNTS, *(name for e in evaluations for name in e.counts)}
+    skip |= {e.source_mean.count for e in evaluations if e.source_mean is not None}
+    group_keys = {grouping.key for e in evaluations for grouping in e.groupings}
     flat: dict[str, float] = {}
     for source, values in metrics["sources"].items():
-        _flatten_into(flat, source, values)
-    if "graph_mean_over_tasks" in metrics:
-        _flatten_into(flat, "graph", metrics["graph_mean_over_tasks"])
+        _flatten_into(flat, source, values, skip, group_keys)
+    for evaluation in evaluations:
+        source_mean = evaluation.source_mean
+        if source_mean is not None and source_mean.key in metrics:
+            _flatten_into(flat, source_mean.prefix, metrics[source_mean.key], skip, group_keys)
     return flat
 
 
-def _flatten_into(flat: dict[str, float], prefix: str, values: Mapping[str, Any]) -> None:
+def _flatten_into(
+    flat: dict[str, float], prefix: str, values: Mapping[str, Any], skip: set[str], group_keys: set[str]
+) -> None:
     for key, value in values.items():
-        if key in ("prompts", "samples", "samples_per_prompt", "per_instruction", "cases", "functions", "tasks"):
+        if key in skip:
             continue
         if key == "pass@k":
             flat.update({f"{prefix}/pass@{k}": v for k, v in value.items()})
-        elif key in ("by_difficulty", "by_size"):
+        elif key in group_keys:
             for group, group_values in value.items():
                 for name, number in group_values.items():
-                    if name not in ("samples", "cases", "functions"):
+                    if name not in skip:
                         flat[f"{prefix}/{name}/{group}"] = number
         elif isinstance(value, int | float):
             flat[f"{prefix}/{key}"] = float(value)
 
 
-def _mean_over_tasks(graph: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Each graph rate averaged over tasks (each task weighs the same), overall and per size class."""
-    out: dict[str, Any] = {name: _mean(values[name] for values in graph.values()) for name in GRAPH_METRICS}
-    out["tasks"] = len(graph)
-    sizes = sorted({size for values in graph.values() for size in values["by_size"]})
-    out["by_size"] = {
-        size: {
-            name: _mean(values["by_size"][size][name] for values in graph.values() if size in values["by_size"])
-            for name in GRAPH_METRICS
+def _mean_over_sources(evaluation: Evaluation, count: str, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Each of the family's metrics averaged over its sources (each weighs the same), overall and per group;
+    ``count`` holds the number of sources."""
+    names = evaluation.metric_names
+    out: dict[str, Any] = {name: mean(values[name] for values in sources.values()) for name in names}
+    out[count] = len(sources)
+    for grouping in evaluation.groupings:
+        key = grouping.key
+        groups = sorted({group for values in sources.values() for group in values[key]})
+        out[key] = {
+            group: {name: mean(v[key][group][name] for v in sources.values() if group in v[key]) for name in names}
+            for group in groups
         }
-        for size in sizes
-    }
     return out
 
 
-def _by_group(
-    records: Sequence[Record], field: str, metric_fn: Callable[[Sequence[Record]], dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
+def _by_group(records: Sequence[Record], field: str, metric_fn: MetricsFn) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[Record]] = defaultdict(list)
     for record in records:
         groups[str(record.get(field, UNKNOWN_GROUP))].append(record)
     return {group: metric_fn(groups[group]) for group in sorted(groups)}
-
-
-def _per_prompt(records: Iterable[Record]) -> dict[str, list[Record]]:
-    out: dict[str, list[Record]] = defaultdict(list)
-    for record in records:
-        out[record["id"]].append(record)
-    return out
-
-
-def _family(source: str) -> str | None:
-    family = find_family(source)
-    return None if family is None else family.name
-
-
-def _mean(values: Iterable[float]) -> float:
-    items = [float(v) for v in values]
-    return sum(items) / len(items) if items else math.nan

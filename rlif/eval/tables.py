@@ -1,5 +1,6 @@
-"""Markdown tables of an evaluation's metrics: one summary table per family, then per-group and per-instruction
-detail, ready to paste into a paper draft or a pull request."""
+"""Markdown tables of an evaluation's metrics: an overview, then each task family's tables as its
+``rewards.registry.Evaluation`` declares them (summary, per-group and per-source detail), ready to paste into a
+paper draft or a pull request."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rlif.eval.metrics import GRAPH_METRICS, IF_METRICS, LOGICIF_METRICS
+from rewards.registry import Evaluation, Layout, TaskFamily, families, find_family
 
 
 def markdown_tables(metrics: Mapping[str, Any]) -> str:
@@ -21,57 +22,49 @@ def markdown_tables(metrics: Mapping[str, Any]) -> str:
             [_overview_row(s, v, _pass_heads(sources)) for s, v in sources.items()],
         ),
     ]
-    if_sources = {s: v for s, v in sources.items() if "prompt_level_strict_acc" in v}
-    if if_sources:
-        parts += [
-            "",
-            "## Instruction following",
-            "",
-            _table(["source", *IF_METRICS], [[s, *(_fmt(v[m]) for m in IF_METRICS)] for s, v in if_sources.items()]),
-        ]
-        for source, values in if_sources.items():
-            rows = [
-                [iid, str(c["count"]), _fmt(c["strict_acc"]), _fmt(c["loose_acc"])]
-                for iid, c in values["per_instruction"].items()
-            ]
-            parts += [
-                "",
-                f"### {source}: per-instruction accuracy",
-                "",
-                _table(["instruction", "n", "strict", "loose"], rows),
-            ]
-    for source, values in sources.items():
-        if "by_difficulty" in values:
-            rows = [["all", *(_fmt(values[m]) for m in LOGICIF_METRICS)]]
-            rows += [
-                [level, *(_fmt(group[m]) for m in LOGICIF_METRICS)] for level, group in values["by_difficulty"].items()
-            ]
-            parts += ["", f"## {source}: accuracy by difficulty", "", _table(["difficulty", *LOGICIF_METRICS], rows)]
-    graph_rows = []
-    for source, values in sources.items():
-        if "by_size" in values:
-            graph_rows.append([source, "all", *(_fmt(values[m]) for m in GRAPH_METRICS)])
-            graph_rows += [
-                [source, size, *(_fmt(group[m]) for m in GRAPH_METRICS)] for size, group in values["by_size"].items()
-            ]
-    if "graph_mean_over_tasks" in metrics:
-        mean = metrics["graph_mean_over_tasks"]
-        graph_rows.append(["mean over tasks", "all", *(_fmt(mean[m]) for m in GRAPH_METRICS)])
-        graph_rows += [
-            ["mean over tasks", size, *(_fmt(group[m]) for m in GRAPH_METRICS)]
-            for size, group in mean["by_size"].items()
-        ]
-    if graph_rows:
-        parts += [
-            "",
-            "## Graph tasks (GraphArena rates, rlif's checker)",
-            "",
-            _table(["task", "size", *GRAPH_METRICS], graph_rows),
-        ]
-    math_rows = [[s, _fmt(v["accuracy"]), _fmt(v["parsed_rate"])] for s, v in sources.items() if "parsed_rate" in v]
-    if math_rows:
-        parts += ["", "## Mathematics (math-verify)", "", _table(["source", "accuracy", "parsed_rate"], math_rows)]
+    for family in sorted(families(), key=lambda f: f.evaluation.table_order):
+        own = _sources_of(family, sources)
+        if own and family.evaluation.metrics:
+            parts += _family_tables(family.evaluation, own, metrics)
     return "\n".join(parts) + "\n"
+
+
+def _sources_of(family: TaskFamily, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    return {source: values for source, values in sources.items() if find_family(source) is family}
+
+
+def _family_tables(
+    evaluation: Evaluation, sources: Mapping[str, Mapping[str, Any]], metrics: Mapping[str, Any]
+) -> list[str]:
+    """The Markdown lines of one family's tables (see ``rewards.registry.Layout``), each after a blank line."""
+    names = evaluation.metric_names
+    parts: list[str] = []
+    if evaluation.layout is Layout.SOURCES:
+        rows = [[source, *(_fmt(values[m]) for m in names)] for source, values in sources.items()]
+        parts += ["", f"## {evaluation.title}", "", _table([evaluation.source_label, *names], rows)]
+    elif evaluation.layout is Layout.GROUPS_PER_SOURCE:
+        for source, values in sources.items():
+            for grouping in evaluation.groupings:
+                rows = [["all", *(_fmt(values[m]) for m in names)]]
+                rows += [[group, *(_fmt(g[m]) for m in names)] for group, g in values[grouping.key].items()]
+                parts += ["", f"## {source}: {evaluation.title}", "", _table([grouping.label, *names], rows)]
+    else:
+        mean = evaluation.source_mean
+        labelled = list(sources.items())
+        if mean is not None and mean.key in metrics:
+            labelled.append((mean.label, metrics[mean.key]))
+        for grouping in evaluation.groupings:
+            rows = []
+            for label, values in labelled:
+                rows.append([label, "all", *(_fmt(values[m]) for m in names)])
+                rows += [[label, group, *(_fmt(g[m]) for m in names)] for group, g in values[grouping.key].items()]
+            head = [evaluation.source_label, grouping.label, *names]
+            parts += ["", f"## {evaluation.title}", "", _table(head, rows)]
+    for source, values in sources.items():
+        for detail in evaluation.details:
+            rows = [[row, *(_cell(fields[f]) for f in detail.fields)] for row, fields in values[detail.key].items()]
+            parts += ["", f"### {source}: {detail.title}", "", _table(list(detail.head), rows)]
+    return parts
 
 
 def _pass_heads(sources: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -86,6 +79,11 @@ def _overview_row(source: str, values: Mapping[str, Any], pass_heads: Sequence[s
     per_prompt = str(spread["min"]) if spread["min"] == spread["max"] else f"{spread['min']}-{spread['max']}"
     passes = [_fmt(values["pass@k"].get(head.removeprefix("pass@"))) for head in pass_heads]
     return [source, str(values["prompts"]), per_prompt, _fmt(values["score"]), _fmt(values["acc"]), *passes]
+
+
+def _cell(value: Any) -> str:
+    """A count as it is, any other number as ``_fmt`` writes it."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else _fmt(value)
 
 
 def _fmt(value: Any) -> str:

@@ -34,6 +34,7 @@ from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
 from rewards import compute_score
+from rewards.registry import training_flags
 from samplers import Pool, Record, SamplingPolicy, build_policy
 from samplers.diagnostics import PoolSizeWatch, RewardHealth
 from samplers.drawing import restore_rng, rng_state
@@ -45,10 +46,6 @@ LOG = logging.getLogger("rlif.samplers")
 
 INTERVAL_KEY = "rlif_interval"
 """``extra_info`` key the dataset stamps on each drawn row, so the feedback hook knows the row's interval."""
-
-REWARD_FLAGS = ("if_over_length_cap",)
-"""Per-sample 0/1 keys of the reward's returned dict whose rate per source the feedback hook logs in training
-(``train/<source>/<key>``): verl logs reward extras only in validation."""
 
 
 def _as_list(files: Any) -> list[str]:
@@ -199,7 +196,8 @@ class PolicySampledDataset(RLHFDataset):
 
 
 def reward_flag_metrics(sources: Sequence[str], extra_fields: Sequence[Any]) -> dict[str, float]:
-    """``train/<source>/<flag>``: the rate of each ``REWARD_FLAGS`` key per source over one step's responses.
+    """``train/<source>/<flag>``: the rate of each family's ``training_flags`` per source over one step's responses
+    (verl logs reward extras only in validation).
 
     Args:
         sources: each response's ``data_source``.
@@ -212,7 +210,7 @@ def reward_flag_metrics(sources: Sequence[str], extra_fields: Sequence[Any]) -> 
     for source, extra in zip(sources, extra_fields, strict=True):
         fields = _plain(extra)
         info = fields.get("reward_extra_info", {}) if isinstance(fields, Mapping) else {}
-        for flag in REWARD_FLAGS:
+        for flag in training_flags():
             value = info.get(flag) if isinstance(info, Mapping) else None
             if value is None:
                 continue
