@@ -33,7 +33,7 @@ def test_defaults_are_the_groups_setup(matrix):
     # memory-safe: checkpointing, token-budgeted micro-batches sized by the planner, no tokens x vocab logits
     assert (t.gradient_checkpointing, t.dynamic_batch, t.fused_kernels, t.entropy_chunking) == (True, True, True, True)
     assert (t.actor_token_budget, t.log_prob_token_budget, t.ref_token_budget) == (0, 0, 0)
-    assert t.trainer_mode == "sync"
+    assert t.trainer == "v1_sync"
     assert (t.use_kl_loss, t.kl_loss_coef, t.kl_loss_type) == (True, 0.001, "low_var_kl")
     assert run.train_files == ("verl_data/if80000_logicif0.parquet",)
     assert run.val_files == ("verl_data/ifbench_300_ifeval_541_logicif_749.parquet",)
