@@ -128,6 +128,10 @@ def test_unknown_selection_lists_known(matrix):
     ("entry", "message"),
     [
         ("{name: a, stage: s, description: d, train: {lrr: 1.0}}", r"run 'a'.*unknown key.*train\.lrr"),
+        (
+            "{name: a, stage: s, description: d, train: {trainer_mode: sync}}",
+            r"run 'a'.*train\.trainer_mode is now train\.trainer: v1_sync, v1_colocate_async or legacy",
+        ),
         ("{name: a, stage: s, description: d, train: {rollout_n: eight}}", r"run 'a'.*train\.rollout_n must be int"),
         ("{name: a, stage: s, description: d, think: 'yes'}", r"think must be true or false"),
         ("{name: a b, stage: s, description: d}", r"name 'a b' must match"),
