@@ -48,6 +48,16 @@ class DemoLayout:
     def log_file(self, phase: int) -> Path:
         return self.workdir / "log" / f"phase{phase}.log"
 
+    @property
+    def legacy_metrics_file(self) -> Path:
+        """Where rlif's dataset logs its sampler metrics with verl's legacy trainer (``hooks.LEGACY_METRICS``)."""
+        return self.checkpoints / "rlif_sampler_metrics.jsonl"
+
+    @property
+    def legacy_resume_copy(self) -> Path:
+        """The first step-3 ``data.pt`` of the legacy demo, kept before step 3 is trained again."""
+        return self.workdir / "log" / "global_step_3_data_first.pt"
+
 
 MATRIX = Path(__file__).resolve().parents[1] / "recipe" / "matrix.yaml"
 """The experiment matrix whose CPU run (``cpu_mode: true``) the demo trains."""
@@ -73,7 +83,7 @@ DEMO_WEIGHTS = {"iftrain": 8, "logicif": 1, "graph/mcp": 1, "graph/mis": 1, "gra
 random model's IF rewards vary within a group, which gives GRPO a gradient."""
 
 
-def demo_run(total_steps: int, trainer_mode: str = "sync", matrix_path: Path = MATRIX) -> RunSpec:
+def demo_run(total_steps: int, trainer: str = "v1_sync", matrix_path: Path = MATRIX) -> RunSpec:
     """The matrix's CPU run with the demo's changes, so that the generator's override mapping builds its config.
 
     The rollout has no thinking, shorter prompts and four responses per prompt (so that a GRPO group of the
@@ -83,7 +93,7 @@ def demo_run(total_steps: int, trainer_mode: str = "sync", matrix_path: Path = M
 
     Args:
         total_steps: the step the phase trains up to (2, then 3 after resuming).
-        trainer_mode: verl's V1 trainer mode (``sync`` or ``colocate_async``).
+        trainer: the run's ``train.trainer`` (``v1_sync``, ``v1_colocate_async`` or ``legacy``).
         matrix_path: the matrix whose CPU run the demo starts from.
     """
     from rlif.runs.spec import SamplerSpec
@@ -99,7 +109,7 @@ def demo_run(total_steps: int, trainer_mode: str = "sync", matrix_path: Path = M
         save_freq=1,
         max_ckpt_to_keep=0,
         logger=("console", "file"),
-        trainer_mode=trainer_mode,
+        trainer=trainer,
     )
     sampler = SamplerSpec(name="fixed_ratio", params={"weights": DEMO_WEIGHTS}, seed=0, on_data_change="error")
     return dataclasses.replace(run, name=EXPERIMENT, think=False, train=train, sampler=sampler, extra_overrides=())
@@ -112,15 +122,17 @@ def demo_overrides(
     layout: DemoLayout,
     total_steps: int,
     *,
-    trainer_mode: str = "sync",
+    trainer: str = "v1_sync",
+    resume_from: int | None = None,
     matrix_path: Path = MATRIX,
 ) -> list[str]:
     """The demo's Hydra overrides: ``demo_run``'s overrides as the generator builds them, the CPU overrides
     included, with the demo's model, data and checkpoint paths. A key the CPU overrides set again keeps its place
-    and takes their value, so each key appears once."""
+    and takes their value, so each key appears once. ``resume_from``: resume from that step's checkpoint instead
+    of the newest."""
     from rlif.verl_glue.overrides import Override, all_overrides, runtime_values, substitute
 
-    run = demo_run(total_steps, trainer_mode, matrix_path)
+    run = demo_run(total_steps, trainer, matrix_path)
     values = runtime_values(run, str(MATRIX.parents[1]), str(model_dir.resolve()))
     values |= {
         "TRAIN_FILES": f"[{train_file.resolve()}]",
@@ -130,6 +142,10 @@ def demo_overrides(
     merged: dict[str, Override] = {}
     for override in all_overrides(run):
         merged[override.key] = override
+    if resume_from is not None:
+        merged["trainer.resume_mode"] = Override("trainer.resume_mode", "resume_path")
+        step_dir = layout.checkpoints.resolve() / f"global_step_{resume_from}"
+        merged["trainer.resume_from_path"] = Override("trainer.resume_from_path", str(step_dir))
     return [substitute(override, values) for override in merged.values()]
 
 
@@ -354,16 +370,18 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
+def run_demo(workdir: Path, trainer: str = "v1_sync") -> int:
     """Prepare assets, train 2 steps with checkpoints, resume for a 3rd; print results and output locations.
 
-    In ``colocate_async`` mode (verl's V1 async trainer) the demo trains the 2 steps only: it shows rlif's feedback
-    hook working there; resuming is the same code as in sync mode.
+    ``trainer`` is the run's ``train.trainer``. With ``v1_colocate_async`` (verl's V1 async trainer) the demo trains
+    the 2 steps only: it shows rlif's feedback hook working there; resuming is the same code as with ``v1_sync``.
+    With ``legacy`` verl gives no feedback after a run's last step, so the demo trains 3 steps and then trains step
+    3 again from the step-2 checkpoint, which a run that never stopped would also resume from: the two step-3
+    checkpoints' sampler states must be equal (``legacy_resume_copy`` keeps the first).
     """
     from rlif.demo_assets import prepare
 
     layout = DemoLayout(workdir)
-    resume = trainer_mode == "sync"
     print(f"[rlif demo] building tiny model, tokenizer and mixed IF/LogicIF/graph data in {workdir}")
     for stale in (layout.metrics_file(1), layout.metrics_file(2)):
         stale.unlink(missing_ok=True)
@@ -373,17 +391,25 @@ def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
         shutil.rmtree(layout.checkpoints)
     assets = prepare(workdir)
     start = time.monotonic()
-    print(f"[rlif demo] phase 1: 2 GRPO steps ({trainer_mode} trainer), a checkpoint after each")
+    first_steps = 3 if trainer == "legacy" else 2
+    print(f"[rlif demo] phase 1: {first_steps} GRPO steps ({trainer} trainer), a checkpoint after each")
     overrides = demo_overrides(
-        assets.model_dir, assets.train_file, assets.val_file, layout, 2, trainer_mode=trainer_mode
+        assets.model_dir, assets.train_file, assets.val_file, layout, first_steps, trainer=trainer
     )
-    phase1 = run_phase(1, overrides, layout, total_steps=2)
+    phase1 = run_phase(1, overrides, layout, total_steps=first_steps)
     print(f"[rlif demo] phase 1 done in {phase1.wall_s:.0f}s, peak memory {phase1.peak_rss_gib:.1f} GiB")
     phases = [1]
-    if resume:
+    if trainer != "v1_colocate_async":
+        resume_from = None
+        if trainer == "legacy":
+            import shutil
+
+            resume_from = 2
+            last = layout.checkpoints / "global_step_3" / "data.pt"
+            shutil.copyfile(last, layout.legacy_resume_copy)
         print("[rlif demo] phase 2: resume from the step-2 checkpoint for step 3")
         overrides = demo_overrides(
-            assets.model_dir, assets.train_file, assets.val_file, layout, 3, trainer_mode=trainer_mode
+            assets.model_dir, assets.train_file, assets.val_file, layout, 3, trainer=trainer, resume_from=resume_from
         )
         phase2 = run_phase(2, overrides, layout, total_steps=3)
         print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
@@ -391,12 +417,17 @@ def run_demo(workdir: Path, trainer_mode: str = "sync") -> int:
     steps: dict[int, dict[str, Any]] = {}
     for phase in phases:
         steps.update(read_metrics(layout.metrics_file(phase)))
+    for step, metrics in read_metrics(layout.legacy_metrics_file).items():
+        steps.setdefault(step, {}).update(metrics)
     print("\n".join(summarise(steps)))
     print(f"[rlif demo] total training wall time {time.monotonic() - start:.0f}s")
     print(f"[rlif demo] model and tokenizer: {assets.model_dir}")
     print(f"[rlif demo] data: {assets.train_file}, {assets.val_file}")
     print(f"[rlif demo] checkpoints: {layout.checkpoints}")
-    print(f"[rlif demo] metrics: {', '.join(str(layout.metrics_file(p)) for p in phases)}")
+    metrics_files = [str(layout.metrics_file(p)) for p in phases]
+    if trainer == "legacy":
+        metrics_files.append(f"{layout.legacy_metrics_file} (rlif's sampler metrics)")
+    print(f"[rlif demo] metrics: {', '.join(metrics_files)}")
     print(f"[rlif demo] full logs: {', '.join(str(layout.log_file(p)) for p in phases)}")
     return 0
 
@@ -407,10 +438,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where every output goes")
     parser.add_argument("--prepare", type=Path, metavar="DIR", help="only build model, tokenizer and data in DIR")
     parser.add_argument(
-        "--trainer-mode",
-        choices=("sync", "colocate_async"),
-        default="sync",
-        help="verl V1 trainer mode (colocate_async trains 2 steps without the resume phase)",
+        "--trainer",
+        choices=("v1_sync", "v1_colocate_async", "legacy"),
+        default="v1_sync",
+        help="the run's train.trainer (v1_colocate_async trains 2 steps without the resume phase)",
     )
     args = parser.parse_args(argv)
     if args.prepare:
@@ -418,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(prepare(args.prepare).as_json())
         return 0
-    return run_demo(args.workdir, args.trainer_mode)
+    return run_demo(args.workdir, args.trainer)
 
 
 if __name__ == "__main__":

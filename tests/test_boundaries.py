@@ -37,9 +37,9 @@ VERL_GLUE = "rlif.verl_glue"
 CPU_SUPPORT = frozenset({"rlif.verl_glue.cpu_support"})
 """The CPU-only support, and the module older environments' start-up hook imports to reach it."""
 
-GPU_PATH_ROOTS = ("rlif.verl_glue.hooks", *PURE_PACKAGES)
-"""What verl loads from rlif in every run (``pkg://rlif.verl_glue.hooks``) and the packages it scores with; the job
-scripts' ``python -m`` modules are added by ``job_script_modules``."""
+GPU_PATH_ROOTS = ("rlif.verl_glue.hooks", "rlif.verl_glue.v1_feedback", *PURE_PACKAGES)
+"""What verl loads from rlif (``pkg://rlif.verl_glue.hooks`` in every run, ``.v1_feedback`` with the V1 trainer) and
+the packages it scores with; the job scripts' ``python -m`` modules are added by ``job_script_modules``."""
 
 KNOWN_EXCEPTIONS: dict[str, str] = {}
 """Files that break a boundary today, with the reason; a listed file that no longer breaks one fails the test, so

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rlif.runs.problems import Problem
 from rlif.runs.spec import RunSpec
-from rlif.verl_glue.overrides import FEEDBACK_BUFFERS, Override, override_problems, world_size
+from rlif.verl_glue.overrides import TRAINERS, Override, override_problems, world_size
 
 _SLURM_TIME = re.compile(r"^(\d+-)?\d{1,2}(:\d{2}){0,2}$")
 
@@ -150,11 +150,7 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
     need(t.test_freq == -1 or t.test_freq >= 1, "train.test_freq", "must be >= 1 or -1 (never)")
     need(t.lora_rank >= 0, "train.lora_rank", "must be >= 0")
     need(0.0 < t.gpu_memory_utilization < 1.0, "train.gpu_memory_utilization", "must be in (0, 1)")
-    need(
-        t.trainer_mode in FEEDBACK_BUFFERS,
-        "train.trainer_mode",
-        f"{t.trainer_mode!r} is not one of {sorted(FEEDBACK_BUFFERS)} (the modes rlif's feedback hook supports)",
-    )
+    need(t.trainer in TRAINERS, "train.trainer", f"{t.trainer!r} is not one of {sorted(TRAINERS)}")
     need(run.val_sampling.temperature > 0, "validation", "temperature must be > 0 (sampled validation)")
     return problems
 

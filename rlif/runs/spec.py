@@ -96,8 +96,9 @@ class TrainSpec:
         test_freq: validate every this many steps.
         val_before_train: validate once before step 1.
         logger: verl logger backends.
-        trainer_mode: verl 0.9.1 V1 trainer mode: ``sync`` or ``colocate_async`` (rollout of the next batch
-            overlaps with training; the sampling feedback then arrives about one batch late).
+        trainer: which verl 0.9.1 trainer runs: ``v1_sync`` (the V1 trainer, verl's default), ``v1_colocate_async``
+            (V1; rollout of the next batch overlaps with training, so the sampling feedback arrives about one batch
+            late) or ``legacy`` (verl's deprecated pre-V1 trainer, which works without V1 and TransferQueue).
     """
 
     total_epochs: int
@@ -134,7 +135,7 @@ class TrainSpec:
     test_freq: int
     val_before_train: bool
     logger: tuple[str, ...]
-    trainer_mode: str
+    trainer: str
 
 
 @dataclass(frozen=True)
@@ -438,12 +439,19 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
     return run
 
 
+RENAMED = {"train.trainer_mode": "train.trainer: v1_sync, v1_colocate_async or legacy"}
+"""Run settings that were renamed, with what replaces them, so that an old matrix fails naming the new setting."""
+
+
 def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
     if not isinstance(raw, Mapping):
         raise ValueError(f"{where}: {prefix.rstrip('.') or 'entry'} must be a mapping, got {raw!r}")
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(raw) - names)
+    for key in unknown:
+        if prefix + key in RENAMED:
+            raise ValueError(f"{where}: {prefix + key} is now {RENAMED[prefix + key]}")
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {[prefix + k for k in unknown]}; allowed: {sorted(names)}")
     values: dict[str, Any] = {}

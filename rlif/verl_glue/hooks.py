@@ -1,23 +1,26 @@
-"""Everything verl 0.9.1 loads from rlif, in one module: reward entry, prompt-sampling dataset, feedback hook.
+"""What verl 0.9.1 loads from rlif in every run: the reward entry and the prompt-sampling dataset.
 
-verl 0.9.1 removed the ``data.sampler`` hook (docs/verl-integration.md), so rlif plugs in through three config-only
-extension points, all named ``pkg://rlif.verl_glue.hooks``:
+verl 0.9.1 removed the ``data.sampler`` hook (docs/verl-integration.md), so rlif plugs in through config-only
+extension points, named ``pkg://rlif.verl_glue.hooks`` here:
 
 - ``reward.custom_reward_function.name=compute_score``: the verl-free router in ``rewards``.
 - ``data.custom_cls.name=PolicySampledDataset``: on the training split each ``__getitem__`` ignores its index and
   draws a (source, interval) pool from the sampling policy, then a row from that pool. Validation behaves exactly
   like verl's ``RLHFDataset``. The policy and the row RNG are saved in verl's ``data.pt`` through the dataloader's
   ``state_dict`` and resume exactly (this needs ``data.dataloader_num_workers=0``, checked at construction).
-- ``trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer`` (``AsyncRewardFeedbackReplayBuffer`` in
-  verl's ``colocate_async`` trainer mode): verl calls its ``sample`` once per training step after rollouts and
-  rewards and before the update; it reads each sampled trajectory's source, interval and score from TransferQueue,
-  feeds them to the policy, and returns ``sampler/*`` and per-source reward metrics, which verl merges into the
-  step's log. In ``colocate_async`` mode the prompts of about ``num_warmup_batches`` batches are already in flight
-  when feedback arrives, so a draw sees the rewards of the batch trained one to two steps earlier, and verl's async
-  buffer keeps evicting groups older than ``max_off_policy_threshold`` steps.
 
-A verl upgrade is a port of this package (this file; config.py for the config's names and checks; cpu_support.py
-and demo_phase.py for CPU runs); tests/verl_glue pins its behaviour.
+Per-step reward feedback reaches the policy in one of two ways, by trainer:
+
+- verl's V1 trainer (``trainer.use_v1=true``): a custom replay buffer, ``rlif.verl_glue.v1_feedback``, which alone
+  imports verl's V1 package and TransferQueue, so this module imports without them.
+- verl's legacy trainer (``trainer.use_v1=false``): ``PolicySampledDataset.on_batch_end``, which verl calls after it
+  has logged and checkpointed a step (and never after a run's last step). verl ignores what it returns and its
+  logger is out of reach, so the dataset appends its metrics to ``LEGACY_METRICS`` in the checkpoint directory, and
+  saves its post-feedback state beside that step's checkpoint (``LEGACY_STATE``), which it loads on resume in place
+  of the pre-feedback state in verl's ``data.pt``.
+
+A verl upgrade is a port of this package (this file and v1_feedback.py; config.py for the config's names and checks;
+cpu_support.py and demo_phase.py for CPU runs); tests/verl_glue pins its behaviour.
 """
 
 from __future__ import annotations
@@ -27,25 +30,35 @@ import logging
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
 from rewards import compute_score
 from rewards.registry import training_flags
+from rlif.atomic_files import atomic_write
 from samplers import Pool, Record, SamplingPolicy, build_policy
 from samplers.diagnostics import PoolSizeWatch, RewardHealth
 from samplers.drawing import restore_rng, rng_state
 from samplers.fingerprint import ON_DATA_CHANGE, SETTING
 
-__all__ = ["AsyncRewardFeedbackReplayBuffer", "PolicySampledDataset", "RewardFeedbackReplayBuffer", "compute_score"]
+__all__ = ["PolicySampledDataset", "compute_score"]
 
 LOG = logging.getLogger("rlif.samplers")
 
 INTERVAL_KEY = "rlif_interval"
 """``extra_info`` key the dataset stamps on each drawn row, so the feedback hook knows the row's interval."""
+
+LEGACY_METRICS = "rlif_sampler_metrics.jsonl"
+"""In legacy-trainer mode, the file in the checkpoint directory (``data.rlif_sampler.feedback_dir``) to which the
+dataset appends each step's sampler and per-source metrics, as verl's file logger writes lines:
+``{"step": N, "data": {...}}``."""
+
+LEGACY_STATE = "rlif_sampler_after_feedback.pt"
+"""In legacy-trainer mode, the dataset's state after step N's feedback, saved in ``global_step_N/`` beside verl's
+``data.pt`` (which verl saved before the feedback)."""
 
 
 def _as_list(files: Any) -> list[str]:
@@ -68,10 +81,11 @@ def _sampler_config(config: DictConfig) -> tuple[str, dict[str, Any], int, str]:
     node = config.get("rlif_sampler", None)
     if node is None:
         return "uniform", {}, 0, "error"
-    unknown = set(node.keys()) - {"name", "params", "seed", "on_data_change"}
+    unknown = set(node.keys()) - {"name", "params", "seed", "on_data_change", "feedback_dir"}
     if unknown:
         raise ValueError(
-            f"data.rlif_sampler: unknown key(s) {sorted(unknown)}; expected name, params, seed, on_data_change"
+            f"data.rlif_sampler: unknown key(s) {sorted(unknown)}; "
+            "expected name, params, seed, on_data_change, feedback_dir"
         )
     params = node.get("params", None)
     if isinstance(params, str):
@@ -124,6 +138,11 @@ class PolicySampledDataset(RLHFDataset):
         self._pool_watch = PoolSizeWatch(pool_rows, int(config.get("train_batch_size", 1)))
         self._pool_watch.check(self.policy.probabilities())
         self._reward_health = RewardHealth()
+        self._batch_size = int(config.get("train_batch_size", 1))
+        self._draws = 0
+        node = config.get("rlif_sampler", None)
+        feedback_dir = node.get("feedback_dir", None) if node is not None else None
+        self._feedback_dir = Path(str(feedback_dir)) if feedback_dir else None
 
     def _build_pools(self, policy: SamplingPolicy) -> tuple[dict[Pool, list[int]], list[int]]:
         """Group row indices by (data_source, interval); intervals come from the policy and, for the sources it
@@ -157,6 +176,7 @@ class PolicySampledDataset(RLHFDataset):
         if self.policy is None:
             return super().__getitem__(item)
         pool = self.policy.draw()
+        self._draws += 1
         rows = self._pools[pool]
         row = rows[self._row_rng.randrange(len(rows))]
         row_dict = super().__getitem__(row)
@@ -173,15 +193,50 @@ class PolicySampledDataset(RLHFDataset):
         self._pool_watch.check(self.policy.probabilities())
         return metrics
 
+    def on_batch_end(self, batch: Any) -> None:
+        """Legacy-trainer feedback: give the step verl just trained to the policy, log its metrics, save the state.
+
+        verl 0.9.1's legacy trainer calls this after it logged and checkpointed the step and before it draws the
+        next batch, ignores the return value, and skips the call after a run's last step. The step is the one whose
+        rows were drawn last (``draws / train_batch_size``): the dataset sees no step counter.
+
+        Raises:
+            RuntimeError: no ``data.rlif_sampler.feedback_dir`` (a run not generated with ``train.trainer: legacy``:
+                its metrics and resume state would have nowhere to go).
+        """
+        if self.policy is None:
+            return
+        if self._feedback_dir is None:
+            raise RuntimeError(
+                "PolicySampledDataset.on_batch_end (verl's legacy trainer) needs data.rlif_sampler.feedback_dir, "
+                "which runs with train.trainer: legacy set to the checkpoint directory"
+            )
+        step = -(-self._draws // self._batch_size)
+        records, flags = batch_records(batch)
+        metrics = self.feedback(records)
+        metrics.update(flags)
+        self._feedback_dir.mkdir(parents=True, exist_ok=True)
+        with open(self._feedback_dir / LEGACY_METRICS, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"step": step, "data": metrics}) + "\n")
+        step_dir = self._feedback_dir / f"global_step_{step}"
+        if (step_dir / "data.pt").is_file():
+            import torch
+
+            state = self.state_dict()
+            atomic_write(step_dir / LEGACY_STATE, lambda path: torch.save(state, path))
+
     def state_dict(self) -> dict[str, Any]:
-        """Policy state with the data fingerprint, and the row RNG; ``StatefulDataLoader`` stores it in verl's
-        ``data.pt``."""
+        """Policy state with the data fingerprint, the row RNG and the rows drawn; ``StatefulDataLoader`` stores it
+        in verl's ``data.pt``."""
         if self.policy is None:
             return {}
-        return {"policy": self.policy.checkpoint(), "row_rng": rng_state(self._row_rng)}
+        return {"policy": self.policy.checkpoint(), "row_rng": rng_state(self._row_rng), "draws": self._draws}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore what ``state_dict`` returned (verl calls this when it resumes from a checkpoint).
+
+        In legacy-trainer mode the state saved after that step's feedback (``LEGACY_STATE``) replaces verl's
+        pre-feedback one, so the next draws are those of a run that never stopped.
 
         Raises:
             ValueError: the training data changed since the save and ``data.rlif_sampler.on_data_change`` is
@@ -189,10 +244,32 @@ class PolicySampledDataset(RLHFDataset):
         """
         if self.policy is None or not state:
             return
+        if self._feedback_dir is not None:
+            state = self._after_feedback(state)
         changes = self.policy.restore(state["policy"], self.on_data_change)
         for change in changes:
             LOG.warning("resumed onto changed data (%s=resplit): %s", SETTING, change)
         restore_rng(self._row_rng, state["row_rng"])
+        self._draws = int(state.get("draws", 0))
+
+    def _after_feedback(self, state: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The legacy-mode post-feedback state of the checkpoint's step if it was saved, else ``state``."""
+        step = -(-int(state.get("draws", 0)) // self._batch_size)
+        saved = self._feedback_dir / f"global_step_{step}" / LEGACY_STATE
+        if not saved.is_file():
+            LOG.warning(
+                "no %s for step %d: verl's legacy trainer gives no feedback after a run's last step, so the policy "
+                "resumes without that step's rewards",
+                saved,
+                step,
+            )
+            return state
+        import torch
+
+        after = torch.load(saved, weights_only=False)
+        if int(after.get("draws", -1)) != int(state.get("draws", 0)):
+            raise ValueError(f"{saved}: saved after {after.get('draws')} draws, the checkpoint after {state['draws']}")
+        return after
 
 
 def reward_flag_metrics(sources: Sequence[str], extra_fields: Sequence[Any]) -> dict[str, float]:
@@ -232,86 +309,33 @@ def per_source_reward_metrics(records: Sequence[Record]) -> dict[str, float]:
     return metrics
 
 
-class _RewardFeedback:
-    """One step of reward feedback to the training dataset's policy, after verl's own ``sample``.
+def batch_records(batch: Any) -> tuple[list[Record], dict[str, float]]:
+    """Records and reward-flag rates (``reward_flag_metrics``) of one trained legacy-trainer batch (a ``DataProto``).
 
-    verl constructs the buffer with the stock keyword arguments; ``refill_fn`` is the trainer's bound method,
-    through which the buffer reaches ``trainer.train_dataset``.
+    Each response's score is its token-level scores summed (verl places the reward on the last response token).
+    Rows are matched by position within the batch, so verl's reordering (``trainer.balance_batch``) is harmless;
+    the GRPO group is the row's ``uid``.
     """
-
-    refill_fn: Any
-
-    def sample(self, global_steps: int, partition_id: str, batch_size: int) -> tuple[Any, dict]:
-        batch, metrics = super().sample(global_steps, partition_id, batch_size)  # type: ignore[misc]
-        if partition_id != "train":
-            return batch, metrics
-        dataset = self._train_dataset()
-        records, flags = read_records(batch.keys, partition_id)
-        metrics = dict(metrics)
-        metrics.update(dataset.feedback(records))
-        metrics.update(flags)
-        return batch, metrics
-
-    def _train_dataset(self) -> PolicySampledDataset:
-        trainer = getattr(self.refill_fn, "__self__", None)
-        dataset = getattr(trainer, "train_dataset", None)
-        if not isinstance(dataset, PolicySampledDataset):
-            raise RuntimeError(
-                f"{type(self).__name__} needs data.custom_cls.name=PolicySampledDataset "
-                f"(path pkg://rlif.verl_glue.hooks); the trainer's train_dataset is {type(dataset).__name__}"
-            )
-        return dataset
-
-
-class RewardFeedbackReplayBuffer(_RewardFeedback, ReplayBuffer):
-    """verl's sync replay buffer plus one step of reward feedback (``trainer.v1.trainer_mode=sync``)."""
-
-
-class AsyncRewardFeedbackReplayBuffer(_RewardFeedback, ReplayBufferAsync):
-    """verl's async replay buffer (stale and failed groups evicted and refilled) plus reward feedback
-    (``trainer.v1.trainer_mode=colocate_async``)."""
-
-
-def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], dict[str, float]]:
-    """Read source, interval, item id and score of each trajectory key (``{uid}_{session}_{index}``) from TQ, and
-    the rates of the reward's per-sample flags (``reward_flag_metrics``) when the trajectories carry reward extras.
-
-    Raises:
-        RuntimeError: the trajectories carry no ``rm_scores`` yet (rewards computed after sampling, e.g. a
-            colocated reward model): the policy would silently never learn, so the run stops at step 1.
-    """
-    import transfer_queue as tq
-
-    if not keys:
-        return [], {}
-    fields = ["data_source", "extra_info", "rm_scores"]
-    try:
-        data = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=fields)
-    except KeyError as err:
-        raise RuntimeError(
-            f"sampled trajectories lack {err}: rlif's feedback needs rule rewards streamed by reward workers "
-            "(no colocated reward model)"
-        ) from err
-    records = []
-    for key, source, extra, scores in zip(
-        keys, data["data_source"], data["extra_info"], data["rm_scores"], strict=True
-    ):
-        extra_info = _plain(extra) or {}
-        records.append(
-            Record(
-                source=str(_plain(source)),
-                interval=int(extra_info.get(INTERVAL_KEY, 0)),
-                reward=float(scores.sum().item()),
-                group=key.split("_")[0],
-                item_id=str(extra_info.get("item_id", "")),
-            )
+    non_tensor = batch.non_tensor_batch
+    scores = batch.batch["token_level_scores"].sum(-1).tolist()
+    sources = [str(_plain(source)) for source in non_tensor["data_source"]]
+    extras = [_plain(extra) or {} for extra in non_tensor["extra_info"]]
+    uids = [str(uid) for uid in non_tensor.get("uid", [""] * len(sources))]
+    records = [
+        Record(
+            source=source,
+            interval=int(extra.get(INTERVAL_KEY, 0)),
+            reward=float(score),
+            group=uid,
+            item_id=str(extra.get("item_id", "")),
         )
-    try:
-        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
-        extra_fields = list(extras["extra_fields"])
-    except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags to log
-        return records, {}
-    return records, reward_flag_metrics([record.source for record in records], extra_fields)
+        for source, extra, score, uid in zip(sources, extras, scores, uids, strict=True)
+    ]
+    flags = [
+        {"reward_extra_info": {flag: _plain(non_tensor[flag][i]) for flag in training_flags() if flag in non_tensor}}
+        for i in range(len(sources))
+    ]
+    return records, reward_flag_metrics(sources, flags)
 
 
 def _plain(value: Any) -> Any:

@@ -25,8 +25,21 @@ from typing import Any
 from rewards import reward_options
 from rlif.runs.spec import RunSpec
 
-FEEDBACK_BUFFERS = {"sync": "RewardFeedbackReplayBuffer", "colocate_async": "AsyncRewardFeedbackReplayBuffer"}
-"""rlif's feedback replay buffer for each supported V1 trainer mode (``train.trainer_mode``)."""
+TRAINERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "v1_sync": (
+        ("trainer.v1.sampler.custom_sampler.name", "RewardFeedbackReplayBuffer"),
+        ("trainer.v1.trainer_mode", "sync"),
+    ),
+    "v1_colocate_async": (
+        ("trainer.v1.sampler.custom_sampler.name", "AsyncRewardFeedbackReplayBuffer"),
+        ("trainer.v1.trainer_mode", "colocate_async"),
+    ),
+    "legacy": (("trainer.use_v1", "false"),),
+}
+"""verl's keys for each ``train.trainer``: the V1 trainer mode with rlif's feedback replay buffer for it
+(``rlif.verl_glue.v1_feedback``; the trainer config sets ``trainer.use_v1=true`` by verl's default), or verl's
+legacy trainer, where the dataset's ``on_batch_end`` gives the feedback and writes to ``data.rlif_sampler.feedback_dir``
+(the checkpoint directory). The only place rlif's trainer names meet verl's keys."""
 
 REWARD_KWARGS = frozenset(reward_options())
 """Reward options rlif's ``compute_score`` accepts (``+reward.custom_reward_function.reward_kwargs.<k>``): the
@@ -35,7 +48,7 @@ options the reward families declare."""
 PLUS_KEYS = (
     re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),
     re.compile(r"^reward\.custom_reward_function\.reward_kwargs\.(" + "|".join(sorted(REWARD_KWARGS)) + r")$"),
-    re.compile(r"^data\.rlif_sampler\.(name|params|seed|on_data_change)$"),
+    re.compile(r"^data\.rlif_sampler\.(name|params|seed|on_data_change|feedback_dir)$"),
 )
 """The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options and sampler."""
 
@@ -243,9 +256,8 @@ def build_overrides(run: RunSpec) -> list[Override]:
             Override(f"reward.custom_reward_function.reward_kwargs.{k}", hydra_value(v), plus=True)
             for k, v in run.reward.kwargs.items()
         ],
-        # per-step feedback to the sampling policy
-        ("trainer.v1.sampler.custom_sampler.name", FEEDBACK_BUFFERS.get(t.trainer_mode, "unsupported")),
-        ("trainer.v1.trainer_mode", t.trainer_mode),
+        # which verl trainer, and how the per-step feedback reaches the sampling policy
+        *trainer_overrides(t.trainer),
         # trainer
         ("trainer.logger", list(t.logger)),
         ("trainer.project_name", run.project),
@@ -265,6 +277,21 @@ def build_overrides(run: RunSpec) -> list[Override]:
     result = [item if isinstance(item, Override) else Override(item[0], hydra_value(item[1])) for item in ov]
     result.extend(parse_override(text) for text in run.extra_overrides)
     return result
+
+
+def trainer_overrides(trainer: str) -> list[Override]:
+    """verl's keys for ``train.trainer`` (``TRAINERS``); in legacy mode also where the dataset writes its metrics
+    and post-feedback state (the checkpoint directory).
+
+    Raises:
+        ValueError: a trainer not in ``TRAINERS``.
+    """
+    if trainer not in TRAINERS:
+        raise ValueError(f"train.trainer {trainer!r} is not one of {sorted(TRAINERS)}")
+    overrides = [Override(key, value) for key, value in TRAINERS[trainer]]
+    if trainer == "legacy":
+        overrides.append(Override("data.rlif_sampler.feedback_dir", "${CKPT_DIR}", plus=True))
+    return overrides
 
 
 def all_overrides(run: RunSpec) -> list[Override]:
@@ -347,8 +374,14 @@ def override_problems(overrides: Sequence[Override], cpu_mode: bool) -> list[tup
             for key, n in counts.items()
             if n > 1
         ]
-    # rlif's trainer config sets PolicySampledDataset and 0 workers: only an extra override can change either
     last = {o.key: o.value for o in overrides}
+    if last.get("trainer.use_v1") == "false":
+        problems += [
+            (key, "verl's legacy trainer (train.trainer: legacy) ignores trainer.v1.* keys")
+            for key in last
+            if key.startswith("trainer.v1.")
+        ]
+    # rlif's trainer config sets PolicySampledDataset and 0 workers: only an extra override can change either
     dataset = last.get("data.custom_cls.name", "PolicySampledDataset")
     if dataset == "PolicySampledDataset" and last.get("data.dataloader_num_workers", "0") != "0":
         problems.append(

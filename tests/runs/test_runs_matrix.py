@@ -33,7 +33,7 @@ def test_defaults_are_the_groups_setup(matrix):
     # memory-safe: checkpointing, token-budgeted micro-batches sized by the planner, no tokens x vocab logits
     assert (t.gradient_checkpointing, t.dynamic_batch, t.fused_kernels, t.entropy_chunking) == (True, True, True, True)
     assert (t.actor_token_budget, t.log_prob_token_budget, t.ref_token_budget) == (0, 0, 0)
-    assert t.trainer_mode == "sync"
+    assert t.trainer == "v1_sync"
     assert (t.use_kl_loss, t.kl_loss_coef, t.kl_loss_type) == (True, 0.001, "low_var_kl")
     assert run.train_files == ("verl_data/if80000_logicif0.parquet",)
     assert run.val_files == ("verl_data/ifbench_300_ifeval_541_logicif_749.parquet",)
@@ -128,6 +128,10 @@ def test_unknown_selection_lists_known(matrix):
     ("entry", "message"),
     [
         ("{name: a, stage: s, description: d, train: {lrr: 1.0}}", r"run 'a'.*unknown key.*train\.lrr"),
+        (
+            "{name: a, stage: s, description: d, train: {trainer_mode: sync}}",
+            r"run 'a'.*train\.trainer_mode is now train\.trainer: v1_sync, v1_colocate_async or legacy",
+        ),
         ("{name: a, stage: s, description: d, train: {rollout_n: eight}}", r"run 'a'.*train\.rollout_n must be int"),
         ("{name: a, stage: s, description: d, think: 'yes'}", r"think must be true or false"),
         ("{name: a b, stage: s, description: d}", r"name 'a b' must match"),

@@ -41,9 +41,9 @@ def results():
     for run in matrix.runs:
         values = runtime_values(run, "/repo", CPU_MODEL_PLACEHOLDER if run.cpu_mode else None)
         runs[run.name] = [substitute(o, values) for o in all_overrides(run)]
-    for steps, mode in ((2, "sync"), (3, "sync"), (2, "colocate_async")):
+    for steps, mode in ((2, "v1_sync"), (3, "v1_sync"), (2, "v1_colocate_async"), (3, "legacy")):
         layout = DemoLayout(Path("/demo"))
-        overrides = demo_overrides(Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, trainer_mode=mode)
+        overrides = demo_overrides(Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, trainer=mode)
         runs[f"cpu_demo_{mode}_{steps}"] = overrides
     good = runs[matrix.runs[0].name]
     for name, (override, _) in BROKEN.items():

@@ -26,7 +26,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     if not cpu_support.is_installed():
         pytest.fail("the CPU start-up hook is missing: run `python -m rlif.verl_glue.cpu_support install`")
     workdir = tmp_path_factory.mktemp("cpu_demo_async")
-    assert run_demo(workdir, trainer_mode="colocate_async") == 0
+    assert run_demo(workdir, trainer="v1_colocate_async") == 0
     return DemoLayout(workdir)
 
 

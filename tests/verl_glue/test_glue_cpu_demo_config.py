@@ -21,9 +21,9 @@ def overrides_by_key(texts: list[str]) -> dict[str, str]:
     return {o.key: o.text for o in parsed}
 
 
-def demo(total_steps: int = 2, trainer_mode: str = "sync", matrix_path: Path = MATRIX) -> dict[str, str]:
+def demo(total_steps: int = 2, trainer: str = "v1_sync", matrix_path: Path = MATRIX) -> dict[str, str]:
     texts = demo_overrides(
-        Path("/m"), Path("/t.parquet"), Path("/v.parquet"), LAYOUT, total_steps, trainer_mode=trainer_mode,
+        Path("/m"), Path("/t.parquet"), Path("/v.parquet"), LAYOUT, total_steps, trainer=trainer,
         matrix_path=matrix_path,
     )  # fmt: skip
     return overrides_by_key(texts)
@@ -32,7 +32,7 @@ def demo(total_steps: int = 2, trainer_mode: str = "sync", matrix_path: Path = M
 def test_the_demo_run_is_the_matrix_cpu_run_with_the_named_changes() -> None:
     run, ours = cpu_run(), demo_run(total_steps=2)
     demo_train = {"max_prompt_length", "rollout_n", "micro_batch_per_gpu", "log_prob_micro_batch_per_gpu"}
-    demo_train |= {"total_training_steps", "save_freq", "max_ckpt_to_keep", "logger", "trainer_mode"}
+    demo_train |= {"total_training_steps", "save_freq", "max_ckpt_to_keep", "logger", "trainer"}
     restored = {name: getattr(run.train, name) for name in demo_train}
     assert dataclasses.replace(ours.train, **restored) == run.train
     restored_run = {
@@ -98,9 +98,20 @@ def test_the_demo_s_own_settings() -> None:
 
 
 def test_async_mode_uses_the_async_feedback_buffer() -> None:
-    ours = demo(trainer_mode="colocate_async")
+    ours = demo(trainer="v1_colocate_async")
     assert ours["trainer.v1.trainer_mode"] == "trainer.v1.trainer_mode=colocate_async"
     assert ours["trainer.v1.sampler.custom_sampler.name"].endswith("=AsyncRewardFeedbackReplayBuffer")
+
+
+def test_legacy_mode_runs_verl_s_legacy_trainer_with_the_feedback_dir() -> None:
+    ours = demo(total_steps=3, trainer="legacy")
+    assert ours["trainer.use_v1"] == "trainer.use_v1=false"
+    assert ours["data.rlif_sampler.feedback_dir"] == f"+data.rlif_sampler.feedback_dir={LAYOUT.checkpoints.resolve()}"
+    assert not any(key.startswith("trainer.v1.") for key in ours)
+    v1 = demo(total_steps=3)
+    legacy_only = {"trainer.use_v1", "data.rlif_sampler.feedback_dir"}
+    v1_only = {"trainer.v1.trainer_mode", "trainer.v1.sampler.custom_sampler.name"}
+    assert {k: v for k, v in ours.items() if k not in legacy_only} == {k: v for k, v in v1.items() if k not in v1_only}
 
 
 def test_the_learning_rate_follows_the_matrix(tmp_path: Path) -> None:

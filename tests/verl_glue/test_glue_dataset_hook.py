@@ -240,3 +240,86 @@ def test_reward_flag_rates_per_source() -> None:
     ]
     sources = ["iftrain", "iftrain", "logicif", "logicif"]
     assert reward_flag_metrics(sources, extras) == {"train/iftrain/if_over_length_cap": 0.5}
+
+
+def legacy_batch(batch: dict[str, Any], step: int) -> Any:
+    """The ``DataProto`` verl's legacy trainer passes to ``on_batch_end``: two responses per prompt, the reward on
+    the last response token, reward extras as columns, rows reordered (``trainer.balance_batch``)."""
+    import numpy as np
+    import torch
+    from verl import DataProto
+
+    sources, extras, uids, scores, flags = [], [], [], [], []
+    for i, (source, extra) in enumerate(zip(batch["data_source"], batch["extra_info"], strict=True)):
+        for session in range(2):
+            sources.append(source)
+            extras.append(extra)
+            uids.append(f"u{step}-{i}")
+            row = torch.zeros(3)
+            row[-1] = 0.9 if source == "iftrain" else 0.1 * ((i + session + step) % 3)
+            scores.append(row)
+            flags.append(0.0 if source == "iftrain" else None)
+    order = list(reversed(range(len(sources))))
+    return DataProto.from_dict(
+        tensors={"token_level_scores": torch.stack(scores)[order]},
+        non_tensors={
+            "data_source": np.array(sources, dtype=object)[order],
+            "extra_info": np.array(extras, dtype=object)[order],
+            "uid": np.array(uids, dtype=object)[order],
+            "if_over_length_cap": np.array(flags, dtype=object)[order],
+        },
+    )
+
+
+def test_legacy_feedback_logs_per_step_and_resumes_exactly(files: tuple[Path, Path, Any], tmp_path: Path) -> None:
+    """verl's legacy trainer saves ``data.pt`` and then calls ``on_batch_end``; resuming from that checkpoint must
+    draw what the run that went on drew, which needs the state the dataset saved after the feedback."""
+    import json
+
+    import torch
+
+    from rlif.verl_glue.hooks import LEGACY_METRICS, LEGACY_STATE
+
+    ckpt = tmp_path / "ckpt"
+    feedback_dir = {"+data.rlif_sampler.feedback_dir": str(ckpt)}
+    train_ds, _, loader = build(files, "ema_reweight", **feedback_dir)
+    iterator = iter(loader)
+    for step in range(1, 4):
+        batch = next(iterator)
+        (ckpt / f"global_step_{step}").mkdir(parents=True)
+        torch.save(loader.state_dict(), ckpt / f"global_step_{step}" / "data.pt")  # verl saves first
+        train_ds.on_batch_end(batch=legacy_batch(batch, step))
+        assert (ckpt / f"global_step_{step}" / LEGACY_STATE).is_file()
+    expected = []
+    for step in range(4, 7):
+        batch = next(iterator)
+        expected.append(item_ids(batch))
+        train_ds.on_batch_end(batch=legacy_batch(batch, step))
+
+    lines = [json.loads(line) for line in (ckpt / LEGACY_METRICS).read_text().splitlines()]
+    assert [line["step"] for line in lines] == [1, 2, 3, 4, 5, 6]
+    for line in lines:
+        metrics = line["data"]
+        assert any(key.startswith("sampler/weight/") for key in metrics)
+        assert sum(v for k, v in metrics.items() if k.endswith("/count")) == 8  # 4 prompts x 2 responses
+        if "train/iftrain/count" in metrics:
+            assert metrics["train/iftrain/reward_mean"] == pytest.approx(0.9)
+            assert metrics["train/iftrain/if_over_length_cap"] == 0.0
+        assert "train/logicif/if_over_length_cap" not in metrics  # None: not applicable
+
+    restored_ds, _, restored_loader = build(files, "ema_reweight", **feedback_dir)
+    restored_loader.load_state_dict(torch.load(ckpt / "global_step_3" / "data.pt", weights_only=False))
+    restored_iterator = iter(restored_loader)
+    got = []
+    for step in range(4, 7):
+        batch = next(restored_iterator)
+        got.append(item_ids(batch))
+        restored_ds.on_batch_end(batch=legacy_batch(batch, step))
+    assert got == expected
+    assert restored_ds.state_dict() == train_ds.state_dict()
+
+
+def test_on_batch_end_without_a_feedback_dir_is_refused(files: tuple[Path, Path, Any]) -> None:
+    train_ds, _, loader = build(files, "ema_reweight")
+    with pytest.raises(RuntimeError, match=r"train\.trainer: legacy"):
+        train_ds.on_batch_end(batch=legacy_batch(next(iter(loader)), 1))

@@ -50,7 +50,7 @@ def test_feedback_reaches_the_policy_and_metrics_come_back(transfer_queue: Any, 
     from omegaconf import OmegaConf
     from verl.trainer.ppo.utils import create_rl_dataset
 
-    from rlif.verl_glue.hooks import RewardFeedbackReplayBuffer
+    from rlif.verl_glue.v1_feedback import RewardFeedbackReplayBuffer
 
     train, val = write_data(tmp_path / "data")
     config = data_config(train, val, "ema_reweight", {"alpha": 1.0})
@@ -81,7 +81,7 @@ def test_feedback_reaches_the_policy_and_metrics_come_back(transfer_queue: Any, 
 def test_validation_sampling_gives_no_feedback(transfer_queue: Any, tmp_path: Path) -> None:
     from omegaconf import OmegaConf
 
-    from rlif.verl_glue.hooks import RewardFeedbackReplayBuffer
+    from rlif.verl_glue.v1_feedback import RewardFeedbackReplayBuffer
 
     buffer = RewardFeedbackReplayBuffer(
         trainer_mode="sync",

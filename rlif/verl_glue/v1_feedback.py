@@ -1,0 +1,110 @@
+"""Reward feedback through verl 0.9.1's V1 replay buffer (``trainer.use_v1=true``), apart from the other hooks.
+
+verl's V1 trainer loads ``trainer.v1.sampler.custom_sampler`` (path ``pkg://rlif.verl_glue.v1_feedback``, name
+``RewardFeedbackReplayBuffer``, or ``AsyncRewardFeedbackReplayBuffer`` in ``colocate_async`` mode) and calls its
+``sample`` once per training step after rollouts and rewards and before the update. The buffer reads each sampled
+trajectory's source, interval and score from TransferQueue, feeds them to the training dataset's policy, and returns
+``sampler/*`` and per-source reward metrics, which verl merges into the step's log. In ``colocate_async`` mode the
+prompts of about ``num_warmup_batches`` batches are already in flight when feedback arrives, so a draw sees the
+rewards of the batch trained one to two steps earlier, and verl's async buffer keeps evicting groups older than
+``max_off_policy_threshold`` steps.
+
+This module is the only one that imports verl's V1 package (``verl.trainer.ppo.v1``) and TransferQueue: the V1
+trainer and TransferQueue change between verl versions and are gone on verl's ``neo`` branch, so the reward entry
+and the dataset (``rlif.verl_glue.hooks``) must import without them; the legacy trainer gets the same feedback
+through ``PolicySampledDataset.on_batch_end``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
+
+from rlif.verl_glue.hooks import INTERVAL_KEY, PolicySampledDataset, _plain, reward_flag_metrics
+from samplers import Record
+
+__all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "read_records"]
+
+
+class _RewardFeedback:
+    """One step of reward feedback to the training dataset's policy, after verl's own ``sample``.
+
+    verl constructs the buffer with the stock keyword arguments; ``refill_fn`` is the trainer's bound method,
+    through which the buffer reaches ``trainer.train_dataset``.
+    """
+
+    refill_fn: Any
+
+    def sample(self, global_steps: int, partition_id: str, batch_size: int) -> tuple[Any, dict]:
+        batch, metrics = super().sample(global_steps, partition_id, batch_size)  # type: ignore[misc]
+        if partition_id != "train":
+            return batch, metrics
+        dataset = self._train_dataset()
+        records, flags = read_records(batch.keys, partition_id)
+        metrics = dict(metrics)
+        metrics.update(dataset.feedback(records))
+        metrics.update(flags)
+        return batch, metrics
+
+    def _train_dataset(self) -> PolicySampledDataset:
+        trainer = getattr(self.refill_fn, "__self__", None)
+        dataset = getattr(trainer, "train_dataset", None)
+        if not isinstance(dataset, PolicySampledDataset):
+            raise RuntimeError(
+                f"{type(self).__name__} needs data.custom_cls.name=PolicySampledDataset "
+                f"(path pkg://rlif.verl_glue.hooks); the trainer's train_dataset is {type(dataset).__name__}"
+            )
+        return dataset
+
+
+class RewardFeedbackReplayBuffer(_RewardFeedback, ReplayBuffer):
+    """verl's sync replay buffer plus one step of reward feedback (``trainer.v1.trainer_mode=sync``)."""
+
+
+class AsyncRewardFeedbackReplayBuffer(_RewardFeedback, ReplayBufferAsync):
+    """verl's async replay buffer (stale and failed groups evicted and refilled) plus reward feedback
+    (``trainer.v1.trainer_mode=colocate_async``)."""
+
+
+def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], dict[str, float]]:
+    """Read source, interval, item id and score of each trajectory key (``{uid}_{session}_{index}``) from TQ, and
+    the rates of the reward's per-sample flags (``reward_flag_metrics``) when the trajectories carry reward extras.
+
+    Raises:
+        RuntimeError: the trajectories carry no ``rm_scores`` yet (rewards computed after sampling, e.g. a
+            colocated reward model): the policy would silently never learn, so the run stops at step 1.
+    """
+    import transfer_queue as tq
+
+    if not keys:
+        return [], {}
+    fields = ["data_source", "extra_info", "rm_scores"]
+    try:
+        data = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=fields)
+    except KeyError as err:
+        raise RuntimeError(
+            f"sampled trajectories lack {err}: rlif's feedback needs rule rewards streamed by reward workers "
+            "(no colocated reward model)"
+        ) from err
+    records = []
+    for key, source, extra, scores in zip(
+        keys, data["data_source"], data["extra_info"], data["rm_scores"], strict=True
+    ):
+        extra_info = _plain(extra) or {}
+        records.append(
+            Record(
+                source=str(_plain(source)),
+                interval=int(extra_info.get(INTERVAL_KEY, 0)),
+                reward=float(scores.sum().item()),
+                group=key.split("_")[0],
+                item_id=str(extra_info.get("item_id", "")),
+            )
+        )
+    try:
+        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
+        extra_fields = list(extras["extra_fields"])
+    except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags to log
+        return records, {}
+    return records, reward_flag_metrics([record.source for record in records], extra_fields)
