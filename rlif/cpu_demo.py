@@ -60,59 +60,35 @@ class DemoLayout:
 
 
 MATRIX = Path(__file__).resolve().parents[1] / "recipe" / "matrix.yaml"
-"""The experiment matrix whose CPU run (``cpu_mode: true``) the demo trains."""
+"""The experiment matrix whose run ``cpu_demo`` the demo trains."""
 
 
-def cpu_run(matrix_path: Path = MATRIX) -> RunSpec:
-    """The matrix's CPU run, whose settings (learning rate, KL loss, sizes) the demo starts from.
+def demo_matrix_run(matrix_path: Path = MATRIX) -> RunSpec:
+    """The matrix's run ``cpu_demo``: every setting of the demo except the steps a phase trains to and the trainer.
 
     Raises:
-        ValueError: the matrix does not have exactly one run with ``cpu_mode: true``.
+        ValueError: the matrix has no run of that name (the message names the file and the run).
     """
     from rlif.runs.matrix import load_matrix
 
-    runs = [run for run in load_matrix(matrix_path).runs if run.cpu_mode]
-    if len(runs) != 1:
-        names = ", ".join(run.name for run in runs) or "none"
-        raise ValueError(f"{matrix_path}: the CPU demo needs exactly one run with cpu_mode: true, found {names}")
-    return runs[0]
-
-
-DEMO_WEIGHTS = {"iftrain": 8, "logicif": 1, "graph/mcp": 1, "graph/mis": 1, "graph/mvc": 1, "graph/tsp": 1}
-"""The demo's ``fixed_ratio`` weights per data source, which replace the run's sampler: an IF-heavy mix, since the
-random model's IF rewards vary within a group, which gives GRPO a gradient."""
+    matrix = load_matrix(matrix_path)
+    if EXPERIMENT not in matrix.names():
+        raise ValueError(f"{matrix_path}: the CPU demo trains the matrix run {EXPERIMENT!r}, which is missing")
+    (run,) = matrix.select(names=[EXPERIMENT])
+    return run
 
 
 def demo_run(total_steps: int, trainer: str = "v1_sync", matrix_path: Path = MATRIX) -> RunSpec:
-    """The matrix's CPU run with the demo's changes, so that the generator's override mapping builds its config.
-
-    The rollout has no thinking, shorter prompts and four responses per prompt (so that a GRPO group of the
-    16-token answers rarely ties) in micro-batches of 8 of a step's 16 responses; a checkpoint is saved after every
-    step and all are kept (a test compares the weights before and after one update); verl's file logger writes the
-    metrics the demo's summary reads.
+    """The demo's run for one phase: the matrix's ``cpu_demo`` run trained up to ``total_steps`` with ``trainer``.
 
     Args:
         total_steps: the step the phase trains up to (2, then 3 after resuming).
         trainer: the run's ``train.trainer`` (``v1_sync``, ``v1_colocate_async`` or ``legacy``).
-        matrix_path: the matrix whose CPU run the demo starts from.
+        matrix_path: the matrix holding the ``cpu_demo`` run.
     """
-    from rlif.runs.spec import SamplerSpec
-
-    run = cpu_run(matrix_path)
-    train = dataclasses.replace(
-        run.train,
-        max_prompt_length=512,
-        rollout_n=4,
-        micro_batch_per_gpu=8,
-        log_prob_micro_batch_per_gpu=8,
-        total_training_steps=total_steps,
-        save_freq=1,
-        max_ckpt_to_keep=0,
-        logger=("console", "file"),
-        trainer=trainer,
-    )
-    sampler = SamplerSpec(name="fixed_ratio", params={"weights": DEMO_WEIGHTS}, seed=0, on_data_change="error")
-    return dataclasses.replace(run, name=EXPERIMENT, think=False, train=train, sampler=sampler, extra_overrides=())
+    run = demo_matrix_run(matrix_path)
+    train = dataclasses.replace(run.train, total_training_steps=total_steps, trainer=trainer)
+    return dataclasses.replace(run, train=train)
 
 
 def demo_overrides(

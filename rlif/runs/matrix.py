@@ -2,8 +2,9 @@
 
 The YAML has four top-level keys. ``defaults`` holds the group's setup; ``groups`` names shared settings of a family
 of runs (a run joins one with ``group: <name>``); each entry of ``runs`` is deep-merged over the defaults, then over
-its group, then its own keys (mappings merge key by key, everything else replaces); ``cpu_profile`` is merged last
-over any run built in CPU mode (the tiny sizes of the CPU end-to-end test).
+its group, then its own keys (mappings merge key by key, everything else replaces). ``cpu_profile`` holds the tiny
+sizes of CPU runs: a run the file declares with ``cpu_mode: true`` gets it before its own keys (so the CPU demo's
+run states its own deltas), and a GPU run rebuilt in CPU mode (``Matrix.in_cpu_mode``) gets it last.
 
 A ``from_winner`` link may only name stages of earlier runs and take keys the run leaves to the winner; the matrix
 checks that here, and the generator resolves the link (``rlif.recipes.chained``) through ``Matrix.resolved``.
@@ -139,9 +140,10 @@ def load_matrix(path: Path) -> Matrix:
                 raise ValueError(f"{path}: run {name!r}: group {group!r} is not one of groups: {sorted(groups)}")
             group_of[name] = group
         raw_runs[name] = entry
-        merged = deep_merge(deep_merge(defaults, groups.get(group, {})), entry)
-        if merged.get("cpu_mode") is True:
+        merged = deep_merge(defaults, groups.get(group, {}))
+        if deep_merge(merged, entry).get("cpu_mode") is True:
             merged = deep_merge(merged, cpu_profile)
+        merged = deep_merge(merged, entry)
         run = build_run(merged, where=f"{path}: run {name!r}")
         if run.from_winner is not None:
             check_link(run, entry, runs, where=f"{path}: run {name!r}")

@@ -40,6 +40,11 @@ def _texts(run) -> list[str]:
     return [substitute(o, values) for o in all_overrides(run)]
 
 
+DOTTED_KEYS_IMPOSSIBLE = {"cpu_demo"}
+"""Runs whose params hold a key the earlier emission could not write (the demo's weights per source ``graph/mcp``:
+Hydra's dotted keys have no quoting)."""
+
+
 def _dotted_params(run) -> list[str]:
     """The earlier emission: one ``+data.rlif_sampler.params.<dotted key>=<value>`` per leaf."""
 
@@ -84,6 +89,7 @@ def test_every_shipped_run_composes_to_the_same_config_as_before(compose):
     read as the dataset hook reads it, and everything else is identical."""
     matrix = load_matrix(SHIPPED_MATRIX)
     runs = [*matrix.runs, *(matrix.in_cpu_mode(r) for r in matrix.runs if not r.cpu_mode and r.sampler.params)]
+    runs = [r for r in runs if r.name not in DOTTED_KEYS_IMPOSSIBLE]
     with_params = 0
     for run in runs:
         texts = _texts(run)

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("verl")
 
-from rlif.cpu_demo import DemoLayout, cpu_run, demo_overrides, read_metrics, run_demo
+from rlif.cpu_demo import DemoLayout, demo_matrix_run, demo_overrides, read_metrics, run_demo
 from rlif.verl_glue import cpu_support
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -74,7 +74,7 @@ def test_one_update_at_the_matrix_learning_rate_moves_the_weights(demo: DemoLayo
     import torch
     from safetensors.torch import load_file
 
-    lr = cpu_run().train.lr
+    lr = demo_matrix_run().train.lr
     assert lr == pytest.approx(1e-6)
     steps = read_metrics(demo.metrics_file(1))
     with_gradient = [s for s in sorted(steps) if steps[s]["actor/grad_norm"] > 0.0]

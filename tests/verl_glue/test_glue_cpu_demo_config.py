@@ -8,10 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from rlif.cpu_demo import DEMO_WEIGHTS, MATRIX, DemoLayout, cpu_run, demo_overrides, demo_run
+from rlif.cpu_demo import EXPERIMENT, MATRIX, DemoLayout, demo_matrix_run, demo_overrides, demo_run
+from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import all_overrides, parse_override
 
 LAYOUT = DemoLayout(Path("/demo"))
+DEMO_WEIGHTS = {"iftrain": 8, "logicif": 1, "graph/mcp": 1, "graph/mis": 1, "graph/mvc": 1, "graph/tsp": 1}
+
+
+def cpu_run() -> object:
+    """The local-Slurm test's CPU run, which the demo's run differs from only in its stated settings."""
+    (run,) = load_matrix(MATRIX).select(names=["cpu_e2e_tiny_grpo"])
+    return run
 
 
 def overrides_by_key(texts: list[str]) -> dict[str, str]:
@@ -29,19 +37,24 @@ def demo(total_steps: int = 2, trainer: str = "v1_sync", matrix_path: Path = MAT
     return overrides_by_key(texts)
 
 
-def test_the_demo_run_is_the_matrix_cpu_run_with_the_named_changes() -> None:
-    run, ours = cpu_run(), demo_run(total_steps=2)
+def test_a_phase_changes_only_its_steps_and_trainer() -> None:
+    run, ours = demo_matrix_run(), demo_run(total_steps=2, trainer="legacy")
+    assert ours.name == EXPERIMENT
+    assert dataclasses.replace(ours, train=run.train) == run
+    assert dataclasses.replace(ours.train, total_training_steps=run.train.total_training_steps, trainer="v1_sync") == (
+        run.train
+    )
+
+
+def test_the_demo_run_is_the_cpu_run_with_the_settings_its_entry_states() -> None:
+    run, ours = cpu_run(), demo_matrix_run()
     demo_train = {"max_prompt_length", "rollout_n", "micro_batch_per_gpu", "log_prob_micro_batch_per_gpu"}
-    demo_train |= {"total_training_steps", "save_freq", "max_ckpt_to_keep", "logger", "trainer"}
+    demo_train |= {"total_training_steps", "save_freq", "max_ckpt_to_keep", "logger"}
     restored = {name: getattr(run.train, name) for name in demo_train}
     assert dataclasses.replace(ours.train, **restored) == run.train
-    restored_run = {
-        "name": run.name,
-        "think": run.think,
-        "sampler": run.sampler,
-        "extra_overrides": run.extra_overrides,
-    }
-    assert dataclasses.replace(ours, train=run.train, **restored_run) == run
+    restored_run = {"name": run.name, "stage": run.stage, "description": run.description, "think": run.think}
+    assert dataclasses.replace(ours, train=run.train, sampler=run.sampler, **restored_run) == run
+    assert ours.sampler.params == {"weights": DEMO_WEIGHTS}
 
 
 def test_every_key_not_changed_by_the_demo_is_the_matrix_cpu_run_s() -> None:
@@ -122,9 +135,9 @@ def test_the_learning_rate_follows_the_matrix(tmp_path: Path) -> None:
     assert demo(matrix_path=matrix)["actor_rollout_ref.actor.optim.lr"] == "actor_rollout_ref.actor.optim.lr=3e-06"
 
 
-def test_a_matrix_without_one_cpu_run_is_refused(tmp_path: Path) -> None:
+def test_a_matrix_without_the_demo_run_is_refused(tmp_path: Path) -> None:
     text = MATRIX.read_text(encoding="utf-8")
     matrix = tmp_path / "matrix.yaml"
-    matrix.write_text(text.replace("    cpu_mode: true\n", ""), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"matrix.yaml: the CPU demo needs exactly one run with cpu_mode: true, found"):
-        cpu_run(matrix)
+    matrix.write_text(text.replace("  - name: cpu_demo\n", "  - name: cpu_demo_renamed\n"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"matrix.yaml: the CPU demo trains the matrix run 'cpu_demo', which is miss"):
+        demo_run(2, matrix_path=matrix)
