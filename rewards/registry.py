@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from rewards.lookup import look_up, unknown_name
+
 ScoreFn = Callable[..., Mapping[str, float | None]]
 """``score(response: SplitResponse, ground_truth: str, extra_info: Mapping | None, **params) -> {key: value}``.
 
@@ -366,8 +368,7 @@ def family_for(data_source: str) -> TaskFamily:
     """
     family = find_family(data_source)
     if family is None:
-        known = ", ".join(sorted(_FAMILIES))
-        raise ValueError(f"unknown data_source {data_source!r}; known sources: {known}")
+        raise unknown_name("data_source", data_source, sorted(_FAMILIES), label="known sources", joined=True)
     return family
 
 
@@ -397,10 +398,8 @@ def family_named(name: str) -> TaskFamily:
     Raises:
         ValueError: no family has that name; the message lists the known names.
     """
-    for family in families():
-        if family.name == name:
-            return family
-    raise ValueError(f"unknown task family {name!r}; known families: {', '.join(f.name for f in families())}")
+    by_name = {family.name: family for family in families()}
+    return look_up(by_name, name, "task family", label="known families", joined=True)
 
 
 def reward_options() -> dict[str, Any]:

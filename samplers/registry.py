@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rewards.lookup import look_up
 from samplers.base import SamplingPolicy
 from samplers.curriculum import RewardCurriculumPolicy, StagedCurriculumPolicy
 from samplers.learnability_ucb import LearnabilityUcbPolicy
@@ -32,10 +33,9 @@ def build_policy(name: str, params: Mapping[str, Any] | None = None, seed: int =
     Raises:
         ValueError: unknown name (the message lists the known ones) or parameters the policy does not take.
     """
-    if name not in POLICIES:
-        raise ValueError(f"unknown sampling policy {name!r}; known: {sorted(POLICIES)}")
+    policy = look_up(POLICIES, name, "sampling policy", known=sorted(POLICIES))
     try:
-        return POLICIES[name](seed=seed, **dict(params or {}))
+        return policy(seed=seed, **dict(params or {}))
     except TypeError as err:
         raise ValueError(f"sampling policy {name!r}: bad parameters {dict(params or {})}: {err}") from err
 

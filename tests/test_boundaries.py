@@ -49,12 +49,12 @@ SKIPPED_DIRS = frozenset({"tests", "outputs", "verl_data", "log", "checkpoints",
 """Top-level directories that hold no shipped Python code."""
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("rlif.atomic_files",),
+    ("rlif.atomic_files", "rlif.jsonl"),
     ("rlif.hub", "rlif.graphs"),
     ("rlif.data",),
     ("rlif.runs", "rlif.preflight"),
     ("rlif.eval", "rlif.verl_glue", "rlif.simulate", "rlif.demo_assets"),
-    ("rlif.report", "rlif.recipes", "rlif.cpu_demo", "rlif.upload_cli"),
+    ("rlif.report", "rlif.recipes", "rlif.cpu_demo", "rlif.hub_cli"),
 )
 """rlif's packages and top-level modules from the bottom layer up; each imports only what lies in a lower layer.
 The README's layout section draws the same picture (``layering_picture``)."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from rewards.graph.checks import Category, Verdict
 from rewards.graph.tasks import TASKS
+from rewards.lookup import look_up
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,4 @@ def variant_named(name: str) -> RewardVariant:
     Raises:
         ValueError: unknown name; the message lists the known ones.
     """
-    try:
-        return VARIANTS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"graph_reward: unknown variant {name!r}; known: {sorted(VARIANTS)}") from None
+    return look_up(VARIANTS, name, "variant", where="graph_reward", known=sorted(VARIANTS))

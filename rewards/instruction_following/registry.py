@@ -16,10 +16,9 @@ CheckFn = Callable[..., bool]
 
 @dataclass(frozen=True)
 class InstructionSpec:
-    """One instruction id and its checker.
+    """The checker of one instruction id (the registry's key, e.g. ``length_constraints:number_words``).
 
     Attributes:
-        instruction_id: the official id, e.g. ``length_constraints:number_words``.
         required: kwargs that must be present (not None) in the ground truth.
         optional: kwargs that may be present; any other kwarg is a data error.
         check: ``check(response, **kwargs) -> bool``; True when the response follows the instruction. It gets
@@ -29,7 +28,6 @@ class InstructionSpec:
         benchmark: ``ifeval``, ``ifevalg`` or ``ifbench``: which reference the semantics follow.
     """
 
-    instruction_id: str
     required: tuple[str, ...]
     optional: tuple[str, ...]
     check: CheckFn
@@ -60,7 +58,6 @@ def register_instruction(
         if instruction_id in _REGISTRY:
             raise ValueError(f"instruction id {instruction_id!r} is already registered")
         _REGISTRY[instruction_id] = InstructionSpec(
-            instruction_id=instruction_id,
             required=required,
             optional=optional,
             check=check,

@@ -457,6 +457,30 @@ def _csv(choices: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
     return parse
 
 
+def count_for_volume(volume: int, tasks: int, sizes: int) -> int:
+    """Training items per task and size for ``volume`` training rows in all, split evenly over every pair.
+
+    Args:
+        volume: training rows in all (``--volume``).
+        tasks: how many tasks are built (all of ``TASKS`` unless ``--tasks`` picks fewer).
+        sizes: how many size classes are built.
+
+    Raises:
+        ValueError: ``volume`` is not a positive multiple of ``tasks`` x ``sizes``; the message states the rule
+            with these numbers and names the nearest volumes that are.
+    """
+    cells = tasks * sizes
+    if volume > 0 and volume % cells == 0:
+        return volume // cells
+    below = volume - volume % cells
+    nearest = [v for v in (below, below + cells) if v > 0]
+    raise ValueError(
+        f"--volume {volume}: the training rows are split evenly over every task and size, so the volume must be a "
+        f"positive multiple of tasks x sizes = {tasks} x {sizes} = {cells}; nearest valid: "
+        + " or ".join(str(v) for v in nearest)
+    )
+
+
 def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     """Parse the command line into a ``BuildConfig``."""
     parser = argparse.ArgumentParser(
@@ -470,7 +494,9 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     amount = parser.add_mutually_exclusive_group(required=True)
     amount.add_argument("--count", type=int, help="training items per task and size")
     amount.add_argument(
-        "--volume", type=int, help="training rows in all (the recipes' data volume, e.g. 45000); split evenly"
+        "--volume",
+        type=int,
+        help="training rows in all (the recipes' data volume); split evenly, so a multiple of tasks x sizes",
     )
     parser.add_argument("--val-per-size", type=int, default=50, help="validation items per task and size")
     parser.add_argument("--levels", type=int, default=5, help="curriculum levels")
@@ -489,10 +515,10 @@ def parse_args(argv: Sequence[str] | None = None) -> BuildConfig:
     args = parser.parse_args(argv)
     count = args.count
     if args.volume is not None:
-        cells = len(args.tasks) * len(args.sizes)
-        if args.volume <= 0 or args.volume % cells:
-            parser.error(f"--volume {args.volume} must be a positive multiple of tasks x sizes = {cells}")
-        count = args.volume // cells
+        try:
+            count = count_for_volume(args.volume, len(args.tasks), len(args.sizes))
+        except ValueError as err:
+            parser.error(str(err))
     try:
         return BuildConfig(
             out=args.out,

@@ -11,7 +11,6 @@ scored against the wrong row would silently corrupt every metric.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rlif.eval.eval_rows import EvalRow
+from rlif.jsonl import read_json_lines
 
 
 @dataclass(frozen=True)
@@ -61,17 +61,14 @@ def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:
     samples: list[Sample] = []
     counts: dict[str, int] = defaultdict(int)
     errors: list[str] = []
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row, response = _match(line, by_id, by_prompt, by_stripped)
-            except ValueError as err:
-                errors.append(f"{path}: line {line_number}: {err}")
-                continue
-            samples.append(Sample(row, response, counts[row.item_id], line_number))
-            counts[row.item_id] += 1
+    for line_number, record in read_json_lines(path, on_error=lambda err: errors.append(str(err))):
+        try:
+            row, response = _match(record, by_id, by_prompt, by_stripped)
+        except ValueError as err:
+            errors.append(f"{path}: line {line_number}: {err}")
+            continue
+        samples.append(Sample(row, response, counts[row.item_id], line_number))
+        counts[row.item_id] += 1
     if errors:
         more = len(errors) - 1
         more = f" (and {more} more failing line{'s' if more > 1 else ''})" if more else ""
@@ -82,15 +79,11 @@ def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:
 
 
 def _match(
-    line: str,
+    record: Any,
     by_id: dict[str, EvalRow],
     by_prompt: dict[str, list[EvalRow]],
     by_stripped: dict[str, list[EvalRow]],
 ) -> tuple[EvalRow, str]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"not valid JSON ({err.msg})") from None
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object, got {type(record).__name__}")
     if "response" not in record and "resps" in record:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from rewards.lookup import unknown_name
 from rlif.graphs.instance import Instance
 from rlif.graphs.prompts import MAX_PROMPT_CHARS, user_message
 from rlif.graphs.tasks import task_named
@@ -42,7 +43,7 @@ def check_task_size(task: str, size: str) -> None:
     """Raises ValueError for an unknown task or size name."""
     task_named(task)
     if size not in SIZES:
-        raise ValueError(f"size: unknown size {size!r}; known: {list(SIZES)}")
+        raise unknown_name("size", size, SIZES, where="size")
 
 
 def item_rng(seed: int, task: str, size: str, index: int) -> random.Random:

@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from rlif.hub.checkpoints import Checkpoint
+from rlif.jsonl import read_json_lines
 
 CONFIG_NAMES = ("config.yaml", ".hydra/config.yaml")
 METRICS_GLOB = "metrics*.jsonl"
@@ -117,23 +118,19 @@ def read_val_metrics(metrics_file: Path, step: int) -> tuple[dict[str, float], i
     """
     best: dict[str, float] = {}
     best_step = None
-    with metrics_file.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                record_step = int(record["step"])
-                data = record["data"]
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-                raise ValueError(f"{metrics_file}: line {line_no}: not a verl file-logger record ({err})") from err
-            val = {
-                k: float(v)
-                for k, v in data.items()
-                if k.startswith("val-") and isinstance(v, int | float) and math.isfinite(v)
-            }
-            if val and record_step <= step and (best_step is None or record_step >= best_step):
-                best, best_step = val, record_step
+    for line_no, record in read_json_lines(metrics_file):
+        try:
+            record_step = int(record["step"])
+            data = record["data"]
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{metrics_file}: line {line_no}: not a verl file-logger record ({err})") from err
+        val = {
+            k: float(v)
+            for k, v in data.items()
+            if k.startswith("val-") and isinstance(v, int | float) and math.isfinite(v)
+        }
+        if val and record_step <= step and (best_step is None or record_step >= best_step):
+            best, best_step = val, record_step
     return best, best_step
 
 

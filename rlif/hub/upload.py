@@ -30,7 +30,6 @@ class UploadPlan:
         repo_type: ``model`` or ``dataset``.
         private: visibility of the repo if it has to be created.
         commit_message: the commit message.
-        allow_patterns: files to upload; None means all.
         ignore_patterns: files never uploaded.
         files: the relative paths that match, sorted.
     """
@@ -40,7 +39,6 @@ class UploadPlan:
     repo_type: str
     private: bool
     commit_message: str
-    allow_patterns: tuple[str, ...] | None
     ignore_patterns: tuple[str, ...]
     files: tuple[str, ...]
 
@@ -80,7 +78,6 @@ def plan_upload(
         repo_type=repo_type,
         private=private,
         commit_message=commit_message,
-        allow_patterns=tuple(allow_patterns) if allow_patterns else None,
         ignore_patterns=ignore,
         files=files,
     )

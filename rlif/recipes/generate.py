@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlif.atomic_files import atomic_write
 from rlif.recipes.checks import GenerationError, check_plan, check_run
 from rlif.recipes.eval_script import EVAL_SUBDIR, render_eval_script
 from rlif.recipes.render import make_environment, render_script
@@ -190,13 +191,14 @@ def generate(
 def write_executable(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (a job submitted meanwhile never reads half a script), executable
     as far as the user's umask allows."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    umask = os.umask(0)
-    os.umask(umask)
-    partial.chmod(0o777 & ~umask)
-    os.replace(partial, path)
+
+    def write(partial: Path) -> None:
+        partial.write_text(text, encoding="utf-8")
+        umask = os.umask(0)
+        os.umask(umask)
+        partial.chmod(0o777 & ~umask)
+
+    atomic_write(path, write)
 
 
 def env_file_values(env_file: Path) -> dict[str, str | None]:

@@ -16,13 +16,13 @@ file and line.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlif.eval.outputs import is_finite_number, read_metrics
+from rlif.jsonl import read_json_lines
 
 TRAINING_GLOB = "metrics*.jsonl"
 EVAL_FILE = "metrics.json"
@@ -118,22 +118,15 @@ def load_run(spec: str, eval_root: Path = Path("eval")) -> Run:
 
 
 def _read_training(path: Path, steps: dict[int, dict[str, float]]) -> None:
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {line_number}"
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("data"), Mapping):
-                raise ValueError(f'{where}: expected {{"step": <int>, "data": {{...}}}} (verl file logger)')
-            step = entry.get("step")
-            if isinstance(step, bool) or not isinstance(step, int | float) or step != int(step):
-                raise ValueError(f"{where}: field step: must be an integer, got {step!r}")
-            numbers = {k: float(v) for k, v in entry["data"].items() if is_finite_number(v)}
-            steps.setdefault(int(step), {}).update(numbers)
+    for line_number, entry in read_json_lines(path):
+        where = f"{path}: line {line_number}"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("data"), Mapping):
+            raise ValueError(f'{where}: expected {{"step": <int>, "data": {{...}}}} (verl file logger)')
+        step = entry.get("step")
+        if isinstance(step, bool) or not isinstance(step, int | float) or step != int(step):
+            raise ValueError(f"{where}: field step: must be an integer, got {step!r}")
+        numbers = {k: float(v) for k, v in entry["data"].items() if is_finite_number(v)}
+        steps.setdefault(int(step), {}).update(numbers)
 
 
 def _read_eval(path: Path) -> EvalResult:

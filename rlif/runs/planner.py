@@ -57,7 +57,6 @@ class ModelShape:
         intermediate: MLP inner size.
         vocab: vocabulary size V.
         tied: input embedding and lm_head share one matrix.
-        max_positions: ``max_position_embeddings``.
         qkv_bias: q/k/v projections carry biases (Qwen2).
         qk_norm: per-head RMSNorm on q and k (Qwen3).
     """
@@ -71,7 +70,6 @@ class ModelShape:
     intermediate: int
     vocab: int
     tied: bool
-    max_positions: int
     qkv_bias: bool = False
     qk_norm: bool = False
 
@@ -130,7 +128,6 @@ class ModelShape:
                 intermediate=int(config["intermediate_size"]),
                 vocab=int(config["vocab_size"]),
                 tied=bool(config.get("tie_word_embeddings", False)),
-                max_positions=int(config.get("max_position_embeddings", 0)),
                 qkv_bias=bool(config.get("attention_bias", model_type == "qwen2")),
                 qk_norm=model_type.startswith("qwen3"),
             )
@@ -256,7 +253,6 @@ class RunPlan:
         run: the run's name.
         shape: the model architecture used.
         world: GPUs of the run.
-        gpu_memory_gib: memory of one GPU.
         actor_budget: update tokens per GPU per micro-batch.
         log_prob_budget: old-log-prob tokens per GPU per micro-batch.
         ref_budget: reference tokens per GPU per micro-batch.
@@ -275,7 +271,6 @@ class RunPlan:
     run: str
     shape: ModelShape
     world: int
-    gpu_memory_gib: float
     actor_budget: int
     log_prob_budget: int
     ref_budget: int
@@ -643,7 +638,6 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None) -> RunPlan
         run=run.name,
         shape=shape,
         world=world,
-        gpu_memory_gib=gpu,
         actor_budget=actor,
         log_prob_budget=log_prob,
         ref_budget=ref,

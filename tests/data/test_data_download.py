@@ -17,11 +17,11 @@ import pytest
 from data_fixtures import if_train_fixture_row, logicif_fixture_row, write_jsonl
 
 from rlif.data import download as data_download
-from rlif.data import download_cli as data_download_cli
 from rlif.data.files import write_rows_atomic
 from rlif.data.mixtures import MixtureSpec, build_eval_rows, build_mixture, load_rows
 from rlif.hub.download import RemoteFile, git_blob_sha1
 from rlif.hub.settings import HubSettings
+from rlif.hub_cli import data_download as data_download_cli
 
 MIXTURE = "if3_logicif2.parquet"
 EVAL = "ifbench_0_ifeval_0_logicif_3.parquet"

@@ -21,12 +21,12 @@ from data_fixtures import (
 )
 
 from rlif.data import download as data_download
-from rlif.data import download_cli as data_download_cli
 from rlif.data.__main__ import main as data_main
 from rlif.data.convert import CONVERTED_FROM, converted_from, needs_conversion
 from rlif.data.files import read_source_rows
 from rlif.data.mixtures import load_rows
 from rlif.hub.download import RemoteFile, git_blob_sha1
+from rlif.hub_cli import data_download as data_download_cli
 
 MIXTURE = "if4_logicif3.parquet"
 EVAL = "ifbench_0_ifeval_2_logicif_2.parquet"

@@ -16,12 +16,15 @@ from rewards.router import check_row
 from rlif.data.graph_build import (
     BuildConfig,
     build,
+    count_for_volume,
     parse_args,
     ray_cluster_address,
     ray_cluster_reachable,
     resolve_ray_mode,
 )
 from rlif.graphs.exact import solve
+from rlif.graphs.items import SIZES
+from rlif.graphs.tasks import TASKS as REGISTRY
 from rlif.graphs.truth import parse_ground_truth
 
 TASKS = ("mcp", "tsp", "mcs")
@@ -265,13 +268,27 @@ def test_build_routes_shards_to_the_detected_cluster_or_local_processes(tmp_path
     )
 
 
-def test_volume_is_the_total_training_rows_split_evenly(tmp_path: Path) -> None:
-    assert parse_args(["--out", str(tmp_path), "--volume", "45000"]).count == 45000 // 12
+def test_volume_is_the_total_training_rows_split_evenly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cells = len(REGISTRY) * len(SIZES)
+    volume = 1000 * cells
+    assert parse_args(["--out", str(tmp_path), "--volume", str(volume)]).count == 1000
     assert parse_args(["--out", str(tmp_path), "--volume", "30", "--tasks", "mcp,tsp", "--sizes", "small"]).count == 15
     with pytest.raises(SystemExit):
-        parse_args(["--out", str(tmp_path), "--volume", "45001"])
+        parse_args(["--out", str(tmp_path), "--volume", str(volume + 1)])
+    rule = f"tasks x sizes = {len(REGISTRY)} x {len(SIZES)} = {cells}; nearest valid: {volume} or {volume + cells}"
+    assert rule in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        parse_args(["--out", str(tmp_path), "--volume", "12", "--count", "1"])
+        parse_args(["--out", str(tmp_path), "--volume", str(cells), "--count", "1"])
+
+
+@pytest.mark.parametrize(
+    ("volume", "tasks", "sizes", "nearest"), [(45000, 7, 2, "44996 or 45010"), (5, 6, 2, "12"), (0, 6, 2, "12")]
+)
+def test_a_volume_that_does_not_split_evenly_names_the_nearest_that_do(
+    volume: int, tasks: int, sizes: int, nearest: str
+) -> None:
+    with pytest.raises(ValueError, match=rf"= {tasks} x {sizes} = {tasks * sizes}; nearest valid: {nearest}$"):
+        count_for_volume(volume, tasks, sizes)
 
 
 def test_data_cli_forwards_graph_builds(tmp_path: Path, no_cluster: Path) -> None:

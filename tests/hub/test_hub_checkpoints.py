@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from hub_fakes import ENDPOINT, fake_hub_transport
 
-from rlif import upload_cli
 from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint
 from rlif.hub.merge import MARKER, merge_checkpoint
 from rlif.hub.model_card import base_model_id, collect_run_info, render_model_card
+from rlif.hub_cli import upload as upload_cli
 
 TOKEN = "hf_testTOKEN0123456789secret"
 

@@ -8,8 +8,8 @@ import pytest
 from data_rows import if_train_fixture_row, logicif_fixture_row, write_jsonl
 from hub_fakes import ENDPOINT, fake_hub_transport
 
-from rlif import upload_cli
 from rlif.data.mixtures import MixtureSpec, build_mixture, load_rows, write_mixture
+from rlif.hub_cli import upload as upload_cli
 
 
 @pytest.fixture

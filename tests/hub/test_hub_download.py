@@ -27,10 +27,10 @@ from data_rows import (
 )
 from local_hub import StallingProxy, git_repo, olah_server
 
-from rlif.data import download_cli as data_download_cli
 from rlif.data.files import write_rows_atomic
 from rlif.data.mixtures import MixtureSpec, build_eval_rows, build_mixture, load_rows
-from rlif.hub import model_download_cli
+from rlif.hub_cli import data_download as data_download_cli
+from rlif.hub_cli import model_download as model_download_cli
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hub_fakes import ENDPOINT, fake_hub_transport
 
-from rlif import upload_cli
+from rlif.hub_cli import upload as upload_cli
 
 pytestmark = pytest.mark.slow
 

@@ -20,12 +20,13 @@ from pathlib import Path
 import huggingface_hub
 import pytest
 
-from rlif import upload_cli
-from rlif.data import download_cli as data_download_cli
-from rlif.hub import model_download_cli, network
+from rlif.hub import network
 from rlif.hub.network import HubConnectionError, HubLimits, SettingError, parse_limits
 from rlif.hub.settings import HubSettings, load_settings
 from rlif.hub.upload import execute_upload, plan_upload
+from rlif.hub_cli import data_download as data_download_cli
+from rlif.hub_cli import model_download as model_download_cli
+from rlif.hub_cli import upload as upload_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FAST = {"RLIF_HUB_CONNECT_TIMEOUT": "1", "RLIF_HUB_READ_TIMEOUT": "0.5", "RLIF_HUB_RETRIES": "1"}

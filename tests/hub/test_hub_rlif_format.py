@@ -12,10 +12,10 @@ import pytest
 from data_rows import rlif_format_if_row, rlif_format_logicif_row, write_rlif_format_parquet
 from local_hub import git_repo, olah_server
 
-from rlif.data import download_cli as data_download_cli
 from rlif.data.convert import converted_from
 from rlif.data.files import read_source_rows
 from rlif.data.mixtures import load_rows
+from rlif.hub_cli import data_download as data_download_cli
 
 pytestmark = pytest.mark.slow
 

@@ -22,6 +22,7 @@ checks both registries list the same ids.
 
 from __future__ import annotations
 
+from rewards.lookup import look_up
 from rlif.graphs.task import GraphTask
 from rlif.graphs.tasks import ged, mcp, mcs, mis, mvc, tsp
 
@@ -46,10 +47,7 @@ def task_named(task_id: object, field: str = "task") -> GraphTask:
     Raises:
         ValueError: unknown id; the message names ``field`` and lists the known ids.
     """
-    task = TASKS.get(task_id) if isinstance(task_id, str) else None
-    if task is None:
-        raise ValueError(f"{field}: unknown task {task_id!r}; known: {list(TASKS)}")
-    return task
+    return look_up(TASKS, task_id, "task", where=field)
 
 
 __all__ = ["TASKS", "GraphTask", "task_named"]

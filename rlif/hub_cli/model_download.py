@@ -21,17 +21,13 @@ from huggingface_hub.errors import HfHubHTTPError
 
 from rlif.hub.download import Download
 from rlif.hub.models import QWEN3, download_model, resolve_model
-from rlif.hub.network import LIMITS_HELP, HubConnectionError
-from rlif.hub.settings import load_settings, redact
+from rlif.hub.network import HubConnectionError
+from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; see the module docstring."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        epilog="\n".join([*__doc__.splitlines()[1:], "", LIMITS_HELP]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser(__doc__)
     parser.add_argument(
         "models",
         nargs="*",
@@ -39,9 +35,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--revision", help="branch, tag or commit, for every model (default: main)")
     parser.add_argument("--cache-dir", type=Path, help="Hub cache directory (default: HF_CACHE_DIR)")
-    parser.add_argument(
-        "--env-file", type=Path, default=Path(".env"), help="settings file, read under the environment (default: .env)"
-    )
+    add_env_file(parser)
     return parser.parse_args(argv)
 
 
@@ -62,10 +56,8 @@ def offline_note(download: Download, cache_dir: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Download each model in turn; stop at the first failure."""
     args = parse_args(argv)
-    try:
-        settings = load_settings(args.env_file)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+    settings = settings_or_none(args.env_file)
+    if settings is None:
         return 2
     cache_dir = args.cache_dir or settings.cache_dir
     if cache_dir is None:
@@ -89,6 +81,5 @@ def main(argv: list[str] | None = None) -> int:
             print(offline_note(download, Path(cache_dir)))
             print(f"  {download.root}", flush=True)
     except (ValueError, HfHubHTTPError, HubConnectionError) as err:
-        print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
-        return 1
+        return report(err, settings)
     return 0

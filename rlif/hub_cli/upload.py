@@ -19,22 +19,15 @@ from huggingface_hub.errors import HfHubHTTPError
 
 from rlif.data.summary import summary_table
 from rlif.data.upload import prepare_data_upload
-from rlif.hub.network import LIMITS_HELP
 from rlif.hub.publish import CheckpointRequest, publish_checkpoint
-from rlif.hub.settings import load_settings, redact
 from rlif.hub.upload import describe_plan, execute_upload
+from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; see the module docstring."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        epilog="\n".join([*__doc__.splitlines()[1:], "", LIMITS_HELP]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--env-file", type=Path, default=Path(".env"), help="settings file, read under the environment (default: .env)"
-    )
+    parser = command_parser(__doc__)
+    add_env_file(parser)
     sub = parser.add_subparsers(dest="command", required=True)
 
     ckpt = sub.add_parser("checkpoint", aliases=["checkpoints"], help="merge and upload one checkpoint of a run")
@@ -69,10 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen upload; exit 1 on any error, printed without the token."""
     args = parse_args(argv)
-    try:
-        settings = load_settings(args.env_file)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+    settings = settings_or_none(args.env_file)
+    if settings is None:
         return 2
     try:
         if args.command in ("checkpoint", "checkpoints"):
@@ -100,5 +91,4 @@ def main(argv: list[str] | None = None) -> int:
             print(f"uploaded: {execute_upload(plan, settings)}")
         return 0
     except (ValueError, RuntimeError, HfHubHTTPError) as err:  # HubConnectionError is a RuntimeError
-        print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
-        return 1
+        return report(err, settings)

@@ -22,17 +22,13 @@ from huggingface_hub.errors import HfHubHTTPError
 from rlif.data.cli import DefaultsHelpFormatter
 from rlif.data.download import DEFAULT_PATTERNS, download_data
 from rlif.data.summary import format_table, summary_table
-from rlif.hub.network import LIMITS_HELP, HubConnectionError
-from rlif.hub.settings import load_settings, redact
+from rlif.hub.network import HubConnectionError
+from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; see the module docstring."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        epilog="\n".join([*__doc__.splitlines()[1:], "", LIMITS_HELP]),
-        formatter_class=DefaultsHelpFormatter,
-    )
+    parser = command_parser(__doc__, DefaultsHelpFormatter)
     parser.add_argument("--repo-id", help="dataset repo (default: HF_DATA_REPO)")
     parser.add_argument("--revision", help="branch, tag or commit (default: main)")
     parser.add_argument(
@@ -41,19 +37,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go (default: verl_data)"
     )
-    parser.add_argument(
-        "--env-file", type=Path, default=Path(".env"), help="settings file, read under the environment (default: .env)"
-    )
+    add_env_file(parser)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Download, validate, print the table and where the files went."""
     args = parse_args(argv)
-    try:
-        settings = load_settings(args.env_file)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+    settings = settings_or_none(args.env_file)
+    if settings is None:
         return 2
     repo_id = args.repo_id or settings.data_repo
     if not repo_id:
@@ -68,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             allow_patterns=tuple(args.include or DEFAULT_PATTERNS),
         )
     except (ValueError, HfHubHTTPError, HubConnectionError) as err:
-        print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
-        return 1
+        return report(err, settings)
     print(f"{repo_id} @ {result.commit}")
     for c in result.conversions:
         sources = ", ".join(f"{k}={v}" for k, v in sorted(c.sources.items()))
