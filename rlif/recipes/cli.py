@@ -127,7 +127,8 @@ def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
             table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 8)
             continue
         plan = plan_run(run, REPO_ROOT)
-        gpu_hours, n_requeues = plan.gpu_hours(), requeues(plan, run.slurm.time)
+        gpu_hours, n_requeues = plan.gpu_hours_range(), requeues(plan, run.slurm.time)
+        fast, slow = plan.step_seconds_range
         limit = run.slurm.time
         if n_requeues:
             limit = f"[yellow]{limit}: {n_requeues} requeue{'s' if n_requeues > 1 else ''}[/yellow]"
@@ -138,8 +139,8 @@ def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
             "?" if plan.epochs is None else f"{plan.epochs:.2f}",
             f"{plan.expected_tokens_per_step / 1e6:.1f}M (max {plan.max_tokens_per_step / 1e6:.1f}M)",
             f"{plan.peak.total_gib:.0f} ({plan.peak.name})",
-            f"{plan.step_seconds / 60:.1f} min",
-            "?" if gpu_hours is None else f"{gpu_hours:,.0f}",
+            f"{fast / 60:.1f}-{slow / 60:.1f} min",
+            "?" if gpu_hours is None else f"{gpu_hours[0]:,.0f}-{gpu_hours[1]:,.0f}",
             limit,
             f"{plan_eval(run).tp} (TP), n={run.eval.n}",
         )

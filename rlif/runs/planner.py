@@ -16,9 +16,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlif.runs.spec import RunSpec
+
+if TYPE_CHECKING:
+    from rlif.runs.probe import Probe
 
 GIB = 2**30
 RESERVE_GIB = 6.0
@@ -262,9 +265,11 @@ class RunPlan:
         steps: steps the run will train (None when unknown).
         epochs: passes over the data those steps make (None when unknown).
         max_tokens_per_step: prompt + response tokens of a step at the length limits.
-        expected_tokens_per_step: the same at the assumed mean lengths.
-        gen_seconds: estimated rollout time per step.
-        train_seconds: estimated old-log-prob + reference + update time per step.
+        expected_tokens_per_step: the same at the mean lengths the time estimate uses.
+        lengths: the mean lengths (and decode rate) the time estimate uses: the matrix's or a probe's.
+        assumed: the matrix's assumed lengths, shown beside measured ones.
+        fast: the step time at the fast end of the assumptions.
+        slow: the step time at the slow end.
         problems: (key, message) pairs: what does not fit or cannot run, with the knob that fixes it.
     """
 
@@ -281,8 +286,10 @@ class RunPlan:
     epochs: float | None
     max_tokens_per_step: int
     expected_tokens_per_step: int
-    gen_seconds: float
-    train_seconds: float
+    lengths: Lengths
+    assumed: Lengths
+    fast: StepTime
+    slow: StepTime
     problems: tuple[tuple[str, str], ...] = field(default=())
 
     @property
@@ -292,15 +299,26 @@ class RunPlan:
 
     @property
     def step_seconds(self) -> float:
-        """Estimated wall time of one step."""
-        return self.gen_seconds + self.train_seconds
+        """Wall time of one step at the slow end: what budgets and time limits are planned on."""
+        return self.slow.seconds
+
+    @property
+    def step_seconds_range(self) -> tuple[float, float]:
+        """Wall time of one step, fast end and slow end."""
+        return self.fast.seconds, self.slow.seconds
 
     def gpu_hours(self) -> float | None:
-        """GPU-hours of the whole run (None when the step count is unknown)."""
+        """GPU-hours of the whole run at the slow end (None when the step count is unknown)."""
         return None if self.steps is None else self.step_seconds * self.steps * self.world / 3600
 
+    def gpu_hours_range(self) -> tuple[float, float] | None:
+        """GPU-hours of the whole run, fast end and slow end (None when the step count is unknown)."""
+        if self.steps is None:
+            return None
+        return tuple(seconds * self.steps * self.world / 3600 for seconds in self.step_seconds_range)  # type: ignore[return-value]
+
     def wall_hours(self) -> float | None:
-        """Wall-clock hours of the whole run."""
+        """Wall-clock hours of the whole run at the slow end."""
         return None if self.steps is None else self.step_seconds * self.steps / 3600
 
 
@@ -343,10 +361,20 @@ def forward_activation_bytes(shape: ModelShape, tokens: int) -> float:
 
 
 def logits_bytes(shape: ModelShape, tokens: int, *, fused: bool, backward: bool, entropy: bool, chunked: bool) -> float:
-    """Logits-side memory: bf16 tokens x V logits (and their in-place gradient in the update), or one fp32 chunk
-    of verl's fused kernel; the old-log-prob pass also computes entropy, whole (7 B per logit) or in chunks."""
+    """Logits-side memory: bf16 tokens x V logits (and their in-place gradient in the update), or the temporaries
+    of verl's fused kernel; the old-log-prob pass also computes entropy, whole (7 B per logit) or in chunks.
+
+    The fused kernel (``verl/utils/experimental/torch_functional.py``) works on 512-token chunks. Forward holds a
+    chunk's bf16 logits, their fp32 copy, the softmax and the entropy's product (14 B per logit). Backward holds
+    the bf16 and fp32 logits, softmax, one-hot, their difference, its scaled copy, the fp32 and bf16 gradient (26 B
+    per logit), plus the whole lm_head gradient and one chunk's contribution to it (2 x V x h bf16) and the hidden
+    states' gradient (tokens x h bf16).
+    """
     if fused:
-        return 3 * FUSED_CHUNK_TOKENS * shape.vocab * 4
+        chunk = FUSED_CHUNK_TOKENS * shape.vocab
+        if backward:
+            return 26 * chunk + 2 * 2 * shape.vocab * shape.hidden + 2 * tokens * shape.hidden
+        return 14 * chunk
     total = tokens * shape.vocab * (4 if backward else 2)
     if entropy:
         total += 2 * ENTROPY_CHUNK_TOKENS * shape.vocab * 4 if chunked else tokens * shape.vocab * 7
@@ -472,12 +500,14 @@ def size_budget(run: RunSpec, gpu_gib: float, cap_factor: int, pass_at: Any) -> 
 _ROW_PATTERNS = (
     (re.compile(r"if(\d+)_logicif(\d+)\.parquet$"), lambda m: int(m.group(1)) + int(m.group(2))),
     (re.compile(r"6np_(\d+)/train_mixed\.parquet$"), lambda m: int(m.group(1))),
+    (re.compile(r"ifbench_(\d+)_ifeval_(\d+)_logicif_(\d+)\.parquet$"), lambda m: sum(map(int, m.groups()))),
 )
 
 
 def training_rows(files: tuple[str, ...], root: Path) -> int | None:
     """Rows of the training files: the parquet footer when the file is at hand, else the count its name states
-    (``if{X}_logicif{Y}.parquet``, ``6np_{V}/train_mixed.parquet``); None when neither is known."""
+    (``if{X}_logicif{Y}.parquet``, ``6np_{V}/train_mixed.parquet``, ``ifbench_{A}_ifeval_{B}_logicif_{C}.parquet``);
+    None when neither is known."""
     total = 0
     for name in files:
         path = root / name
@@ -499,33 +529,232 @@ def training_rows(files: tuple[str, ...], root: Path) -> int | None:
     return total
 
 
-def gen_seconds(run: RunSpec, shape: ModelShape, world: int, kv_tokens: int) -> float:
-    """Rollout time of one step from a memory-bound decode model.
+@dataclass(frozen=True)
+class TimeAssumptions:
+    """One end of the step-time range: the assumptions the matrix's ``plan`` section does not carry.
 
-    Each decode step of a replica reads its weight shard and the KV cache of its C running sequences, at the
-    effective bandwidth ``plan.hbm_tb_per_s``; C is what the KV pool and ``max_num_seqs`` allow. The step can end
-    no sooner than one full-length response decoded alone.
+    Every step time is a range because the inputs that drive it are not measured yet; the fast end takes the
+    favourable value of each assumption and the slow end the unfavourable one, so that a budget planned on the slow
+    end errs on the safe side. docs/run-planning.md gives each value's source.
+
+    Attributes:
+        name: ``fast`` or ``slow``.
+        length_cv: standard deviation over mean of the response length; long responses stay longer in vLLM's running
+            batch and cost more attention, so a wider spread lowers the concurrency and raises the FLOPs.
+        full_tail: the longest response is decoded alone for its whole length after the last full batch (else for
+            what it has beyond the mean).
+        preempted_fraction: share of the sequences that do not fit the KV pool at once which vLLM preempts and
+            re-prefills once.
+        roofline_sum: a decode step takes memory time plus compute time (else the larger of the two).
+        host_gb_per_s: host-to-GPU copy rate of offloaded weights and Adam state, per GPU.
+        weight_sync_gb_per_s: rate at which the actor's bf16 weights reach vLLM after each update, per replica.
+        checkpoint_gb_per_s: write rate of a checkpoint to the shared file system.
+        step_overhead_s: per-step work no formula counts (data transfer between workers, sequence balancing,
+            metrics, vLLM sleep and wake).
     """
+
+    name: str
+    length_cv: float
+    full_tail: bool
+    preempted_fraction: float
+    roofline_sum: bool
+    host_gb_per_s: float
+    weight_sync_gb_per_s: float
+    checkpoint_gb_per_s: float
+    step_overhead_s: float
+
+
+FAST = TimeAssumptions(
+    name="fast",
+    length_cv=0.5,
+    full_tail=False,
+    preempted_fraction=0.0,
+    roofline_sum=False,
+    host_gb_per_s=25.0,
+    weight_sync_gb_per_s=5.0,
+    checkpoint_gb_per_s=2.0,
+    step_overhead_s=10.0,
+)
+SLOW = TimeAssumptions(
+    name="slow",
+    length_cv=1.0,
+    full_tail=True,
+    preempted_fraction=1.0,
+    roofline_sum=True,
+    host_gb_per_s=12.0,
+    weight_sync_gb_per_s=1.0,
+    checkpoint_gb_per_s=0.5,
+    step_overhead_s=30.0,
+)
+"""The two ends of every step-time range (docs/run-planning.md, "Time", gives each value and its source)."""
+
+CHECKPOINT_BYTES_PER_PARAM = 12
+"""fp32 weights and AdamW's two fp32 moments, as ``rlif.preflight`` counts one verl checkpoint."""
+
+UNKNOWN_VAL_ROWS = 1000
+"""Validation prompts assumed when the validation files are not at hand and their names give no count."""
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One end of a step-time estimate, part by part.
+
+    Attributes:
+        assumptions: the end's assumptions.
+        parts: seconds per step of each part (generation, training, overheads; validation and checkpoints amortised).
+        concurrency: sequences one vLLM replica runs at once (``max_num_seqs``, its share of the batch, or the KV
+            pool, whichever is least).
+        waves: batches of that concurrency a replica needs for its share of the step's sequences.
+    """
+
+    assumptions: TimeAssumptions
+    parts: dict[str, float]
+    concurrency: int
+    waves: int
+
+    @property
+    def seconds(self) -> float:
+        """The step's wall time."""
+        return sum(self.parts.values())
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """Mean lengths and decode rate the time estimate runs on, and where they come from.
+
+    Attributes:
+        prompt: mean prompt tokens (chat template included).
+        response: mean response tokens.
+        decode_tokens_per_s: measured output tokens per second per GPU of vLLM generation (None: the decode model).
+        source: ``assumed`` (the matrix's ``plan`` section) or ``measured`` (a probe file).
+    """
+
+    prompt: float
+    response: float
+    decode_tokens_per_s: float | None = None
+    source: str = "assumed"
+
+
+def attention_flops_per_token(shape: ModelShape, context: float) -> float:
+    """Forward attention FLOPs of one token attending to ``context`` earlier tokens: QK^T and AV over all heads."""
+    return 4 * shape.layers * shape.heads * shape.head_dim * context
+
+
+def _decode_step_seconds(
+    shape: ModelShape, tp: int, running: int, context: float, *, bandwidth: float, flops: float, add: bool
+) -> float:
+    """One decode step of a replica: read its weight shard and its running sequences' KV cache, and compute each
+    sequence's next token (linear layers and attention)."""
+    memory = (2 * shape.params / tp + running * context * shape.kv_bytes_per_token(tp)) / bandwidth
+    compute = running * (2 * shape.params + attention_flops_per_token(shape, context)) / (tp * flops)
+    return memory + compute if add else max(memory, compute)
+
+
+def rollout_parts(
+    run: RunSpec, shape: ModelShape, world: int, kv_tokens: int, *, sequences: int, lengths: Lengths,
+    a: TimeAssumptions, bandwidth: float, flops: float,
+) -> tuple[dict[str, float], int, int]:  # fmt: skip
+    """Generation time of ``sequences`` responses, split into decode, the long-response tail and prefill.
+
+    Each replica decodes its share at the concurrency its KV pool allows: a running sequence holds on average its
+    prompt plus the length-biased half of its response, mean·(1 + cv²)/2, since long responses stay longest. When
+    the pool, not ``max_num_seqs``, is the limit, vLLM fills it, preempts and later re-prefills sequences (waves).
+    The tail is added to the decode time: the batch waits for its longest response, decoded nearly alone.
+
+    Returns:
+        (seconds per part, concurrency, waves).
+    """
+    t = run.train
+    tp = t.rollout_tp
+    replicas = max(1, world // tp)
+    share = math.ceil(sequences / replicas)
+    cap = t.max_response_length
+    mean = min(lengths.response, cap)
+    resident = min(cap, mean * (1 + a.length_cv**2) / 2)
+    context = lengths.prompt + resident
+    pool_limit = int(kv_tokens // max(context, 1))
+    running = max(1, min(MAX_NUM_SEQS, share, pool_limit))
+    waves = math.ceil(share / running)
+    if lengths.decode_tokens_per_s:
+        decode = share * mean / (lengths.decode_tokens_per_s * tp)
+    else:
+        step = _decode_step_seconds(shape, tp, running, context, bandwidth=bandwidth, flops=flops, add=a.roofline_sum)
+        decode = share * mean * step / running
+    tail_tokens = cap if a.full_tail else max(0.0, cap - mean)
+    alone = lengths.prompt + cap / 2
+    tail = tail_tokens * _decode_step_seconds(shape, tp, 1, alone, bandwidth=bandwidth, flops=flops, add=a.roofline_sum)
+    refill = share - running if pool_limit < min(MAX_NUM_SEQS, share) else 0
+    prefill_tokens = share * lengths.prompt + a.preempted_fraction * refill * context
+    prefill_flops = prefill_tokens * (2 * shape.params + attention_flops_per_token(shape, context / 2))
+    return {"decode": decode, "tail": tail, "prefill": prefill_flops / (tp * flops)}, running, waves
+
+
+def training_flops(run: RunSpec, shape: ModelShape, sequences: int, lengths: Lengths, cv: float) -> float:
+    """FLOPs of the old-log-prob, reference and update passes over one step's sequences.
+
+    Forward passes: update 3 (forward and backward), 1 more for checkpointing's recompute, 1 old log-prob, 1
+    reference when the KL loss needs it. Each forward costs 2 FLOPs per parameter per token plus causal attention,
+    2·L·heads·head_dim·E[s²] per sequence of length s (a spread of lengths raises E[s²] above its mean squared).
+    """
+    t = run.train
+    forwards = 3 + (1 if t.gradient_checkpointing else 0) + 1 + (1 if t.use_kl_loss and t.lora_rank == 0 else 0)
+    mean_seq = lengths.prompt + lengths.response
+    tokens = sequences * mean_seq
+    seq_squared = mean_seq**2 + (cv * lengths.response) ** 2
+    attention = 2 * shape.layers * shape.heads * shape.head_dim * seq_squared * sequences
+    return forwards * (2 * shape.params * tokens + attention)
+
+
+def overhead_parts(
+    run: RunSpec, shape: ModelShape, world: int, *, tokens: int, ref_budget: int, a: TimeAssumptions
+) -> dict[str, float]:
+    """Per-step transfers: the offloaded actor's weights and Adam in and out of each pass, the reference's weights
+    streamed from host memory for every micro-batch, and the bf16 weights pushed to vLLM after the update."""
+    t = run.train
+    per_gpu = shape.params / world
+    moved = 0.0
+    if t.actor_offload:
+        # in and out: fp32 weights for the old-log-prob pass and the weight sync, weights and Adam for the update
+        moved += 2 * 4 * per_gpu + 2 * 12 * per_gpu + 2 * 4 * per_gpu
+    if t.use_kl_loss and t.lora_rank == 0:
+        micro_batches = math.ceil(tokens / world / max(ref_budget, 1))
+        moved += micro_batches * 4 * per_gpu  # verl gives forward-only engines a pinned-host fp32 offload policy
+    sync = 2 * shape.params / t.rollout_tp / (a.weight_sync_gb_per_s * 1e9)
+    return {
+        "offload traffic": moved / (a.host_gb_per_s * 1e9),
+        "weight sync": sync,
+        "fixed": a.step_overhead_s,
+    }
+
+
+def step_time(
+    run: RunSpec, shape: ModelShape, world: int, *, kv_tokens: int, ref_budget: int, lengths: Lengths,
+    val_rows: int | None, steps: int | None, a: TimeAssumptions,
+) -> StepTime:  # fmt: skip
+    """One end of the step-time range: generation, training, transfers, and validation and checkpoints spread over
+    the steps between them."""
     t, p = run.train, run.plan
-    replicas = max(1, world // t.rollout_tp)
+    fast = a.name == FAST.name
+    mfu = p.mfu if fast else p.mfu_low
+    bandwidth = (p.hbm_tb_per_s if fast else p.hbm_tb_per_s_low) * 1e12
+    flops = p.gpu_peak_tflops * 1e12 * mfu
     sequences = t.train_batch_size * t.rollout_n
-    context = p.mean_prompt_tokens + p.mean_response_tokens / 2
-    concurrency = max(1, min(MAX_NUM_SEQS, sequences // replicas, int(kv_tokens // max(context, 1))))
-    bandwidth = p.hbm_tb_per_s * 1e12
-    weights = 2 * shape.params / t.rollout_tp
-    step = (weights + concurrency * context * shape.kv_bytes_per_token(t.rollout_tp)) / bandwidth
-    throughput = sequences * p.mean_response_tokens / (replicas * concurrency / step)
-    tail = t.max_response_length * weights / bandwidth
-    return max(throughput, tail)
-
-
-def train_seconds(run: RunSpec, shape: ModelShape, world: int) -> float:
-    """Old-log-prob, reference and update time: 2 FLOPs per parameter per token forward, 4 backward, 2 more for
-    checkpointing's recompute, at ``plan.mfu`` of ``plan.gpu_peak_tflops`` (attention FLOPs not counted)."""
-    t, p = run.train, run.plan
-    tokens = t.train_batch_size * t.rollout_n * (p.mean_prompt_tokens + p.mean_response_tokens)
-    per_token = 6 + (2 if t.gradient_checkpointing else 0) + 2 + (2 if t.use_kl_loss else 0)
-    return per_token * shape.params * tokens / (world * p.mfu * p.gpu_peak_tflops * 1e12)
+    speed = {"lengths": lengths, "a": a, "bandwidth": bandwidth, "flops": flops}
+    gen, running, waves = rollout_parts(run, shape, world, kv_tokens, sequences=sequences, **speed)
+    parts = {f"generation {k}": v for k, v in gen.items()}
+    parts["training"] = training_flops(run, shape, sequences, lengths, a.length_cv) / (world * flops)
+    tokens = int(sequences * (lengths.prompt + lengths.response))
+    parts.update(overhead_parts(run, shape, world, tokens=tokens, ref_budget=ref_budget, a=a))
+    if t.test_freq > 0:
+        val_sequences = (val_rows or UNKNOWN_VAL_ROWS) * run.validation.n
+        val = sum(rollout_parts(run, shape, world, kv_tokens, sequences=val_sequences, **speed)[0].values())
+        per_step = 1 / t.test_freq + (1 / steps if t.val_before_train and steps else 0)
+        parts["validation (amortised)"] = val * per_step
+    if t.save_freq > 0:
+        per_param = 4 if t.lora_rank > 0 else CHECKPOINT_BYTES_PER_PARAM
+        save = shape.params * per_param / (a.checkpoint_gb_per_s * 1e9)
+        parts["checkpoint (amortised)"] = save / t.save_freq
+    return StepTime(a, parts, running, waves)
 
 
 # ---------------------------------------------------------------------------------------------------- the plan
@@ -574,16 +803,17 @@ def parallel_problems(run: RunSpec, shape: ModelShape) -> list[tuple[str, str]]:
     return problems
 
 
-def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None) -> RunPlan:
+def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Probe | None = None) -> RunPlan:
     """Plan one run (site settings applied).
 
     Args:
         run: the run.
         root: the repository root (training files are relative to it).
         hub_cache: where to look for the model's ``config.json`` (default: the usual cache variables).
+        probe: measured lengths and decode rate (``rlif.runs.probe``) that replace the matrix's assumed ones.
 
     Raises:
-        ValueError: the model's architecture cannot be found.
+        ValueError: the model's architecture cannot be found, or the probe does not match the run.
     """
     t, s, p = run.train, run.slurm, run.plan
     shape = model_shape(run.model, hub_cache)
@@ -634,6 +864,11 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None) -> RunPlan
                                            f"{steps}: verl would stop on the epoch limit without a final checkpoint "
                                            "and validation; set 0 (as the data gives) or raise train.total_epochs")
         )  # fmt: skip
+    assumed = Lengths(p.mean_prompt_tokens, p.mean_response_tokens)
+    lengths = assumed if probe is None else probe.lengths_for(run)
+    val_rows = training_rows(run.val_files, root)
+    known = {"kv_tokens": kv_tokens, "ref_budget": ref, "lengths": lengths, "val_rows": val_rows, "steps": steps}
+    fast, slow = (step_time(run, shape, world, a=a, **known) for a in (FAST, SLOW))
     return RunPlan(
         run=run.name,
         shape=shape,
@@ -647,9 +882,11 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None) -> RunPlan
         steps=steps,
         epochs=epochs,
         max_tokens_per_step=t.train_batch_size * t.rollout_n * longest,
-        expected_tokens_per_step=t.train_batch_size * t.rollout_n * (p.mean_prompt_tokens + p.mean_response_tokens),
-        gen_seconds=gen_seconds(run, shape, world, kv_tokens),
-        train_seconds=train_seconds(run, shape, world),
+        expected_tokens_per_step=round(t.train_batch_size * t.rollout_n * (lengths.prompt + lengths.response)),
+        lengths=lengths,
+        assumed=assumed,
+        fast=fast,
+        slow=slow,
         problems=tuple(problems),
     )  # fmt: skip
 

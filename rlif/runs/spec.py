@@ -177,15 +177,19 @@ class PlanSpec:
         mean_response_tokens: expected mean response length; replace with the logged ``response_length/mean``
             after the first steps.
         gpu_peak_tflops: dense bf16 peak of one GPU (H100 SXM: 989).
-        mfu: model FLOPs utilisation of the training passes.
-        hbm_tb_per_s: effective memory bandwidth of one GPU during vLLM decoding.
+        mfu: model FLOPs utilisation of the compute-bound passes at the fast end of the step-time range.
+        mfu_low: the same at the slow end.
+        hbm_tb_per_s: effective memory bandwidth of one GPU during vLLM decoding, fast end.
+        hbm_tb_per_s_low: the same at the slow end.
     """
 
     mean_prompt_tokens: int
     mean_response_tokens: int
     gpu_peak_tflops: float
     mfu: float
+    mfu_low: float
     hbm_tb_per_s: float
+    hbm_tb_per_s_low: float
 
 
 @dataclass(frozen=True)
