@@ -12,6 +12,7 @@ learner options ``--forgetting``, ``--interference`` and ``--response-tokens SOU
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -156,6 +157,21 @@ def _pairs(texts: Sequence[str], option: str) -> dict[str, float]:
     return pairs
 
 
+class _Once(logging.Filter):
+    """Pass each log message once: every seed of every run builds its policy anew and would repeat its warnings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Simulate the built-in strategies (``--out``), matrix runs by name (``--run``) or a stage (``--stage``)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -197,6 +213,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="mean response length of a source, for tokens generated (repeatable)",
     )
     args = parser.parse_args(argv)
+    samplers_log = logging.getLogger("rlif.samplers")
+    if not any(isinstance(f, _Once) for f in samplers_log.filters):
+        samplers_log.addFilter(_Once())
     if (args.steps is not None and args.steps < 1) or (args.seeds is not None and args.seeds < 1):
         parser.error("--steps and --seeds must be >= 1")
     if args.param and not args.run:

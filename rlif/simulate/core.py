@@ -8,16 +8,15 @@ would: a group's learning signal is its empirical reward variance ``k(G-k)/G^2``
 teach nothing), and practice on bucket j also moves buckets k of the same source by ``transfer**|j-k|``.
 
 Sources: ``iftrain`` (one bucket, starts near 0.6 success) and ``logicif`` (an easiest 30% bucket plus 10
-equal-count buckets of rising difficulty, the hardest near 0). The true buckets are fixed by the data; each
-policy sees only the intervals its own ``assign_intervals`` gives. Prompts are drawn uniformly within the chosen
-pool, as the verl dataset does. "Held-out reward" is each source's success probability averaged over its rows,
-then over sources.
+equal-count buckets of rising difficulty, the hardest near 0), 2,000 rows each unless ``source_rows`` gives a matrix
+run's own counts (``rlif.simulate.rows``). The true buckets are fixed by the data; each policy sees only the
+intervals its own ``assign_intervals`` gives. Prompts are drawn uniformly within the chosen pool, as the verl
+dataset does, and every draw of a row is counted, so a small pool shows as repeated rows. "Held-out reward" is each
+source's success probability averaged over its rows, then over sources. Two effects a real model may show are off
+unless asked for: forgetting (skill of undrawn buckets decays toward its start) and cross-source interference
+(``LearnerConfig``).
 
-Run: ``python -m rlif.simulate --out docs/samplers`` (the built-in strategies; needs matplotlib; run time in
-docs/samplers.md), or ``python -m rlif.simulate --run <matrix run> --out DIR`` to simulate a run of
-``recipe/matrix.yaml`` with its own policy, parameters and batch shape, under the improving and the frozen learner
-(``--learner``), writing ``DIR/<run>_<learner>.png`` and printing its unlock timeline, each interval's step reward
-and the success the learner ends with; ``--param KEY=VALUE`` replaces one of the run's sampler parameters.
+``python -m rlif.simulate`` (``rlif.simulate.cli``) runs the built-in strategies, matrix runs or a whole stage.
 """
 
 from __future__ import annotations

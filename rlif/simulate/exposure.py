@@ -177,7 +177,8 @@ def stage_table(arms: Sequence[StageArm]) -> str:
     """A markdown table comparing the arms of one stage, mean ± sd over each arm's seeds.
 
     Columns per source group (the union over arms, in first-seen order): held-out success, share of prompts and
-    unique rows seen; per group with a bucketed source, the most draws of one row in its hardest bucket; then the
+    unique rows seen; per group with a bucketed source, the draws per row in its hardest bucket (all its draws over
+    its rows, and the most of one row); then the
     unlocks (newest unlocked interval at the end, mean update of unlocks 1, 5 and the last).
     """
     figures = {arm.name: [exposure(run) for run in arm.results] for arm in arms}
@@ -194,7 +195,7 @@ def stage_table(arms: Sequence[StageArm]) -> str:
         + [f"held-out {g}" for g in groups]
         + [f"{g} share" for g in groups]
         + [f"unique {g} rows" for g in groups]
-        + [f"max draws/row, hardest {g} bucket" for g in split]
+        + [f"draws/row on the hardest {g} bucket: mean, max" for g in split]
         + ["unlocks"]
     )
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -213,7 +214,9 @@ def stage_table(arms: Sequence[StageArm]) -> str:
             + (f" of {seeds[0].rows[g]:,}" if g in seeds[0].rows else "")
             for g in groups
         ]
-        row += [cells(seeds, lambda e, g=g: e.draws_max[g][-1] if g in e.draws_max else None, 1) for g in split]
+        for g in split:
+            mean = cells(seeds, lambda e, g=g: e.draws_mean[g][-1] if g in e.draws_mean else None, 2)
+            row.append(f"{mean}, {cells(seeds, lambda e, g=g: e.draws_max[g][-1] if g in e.draws_max else None, 1)}")
         row.append(unlock_summary(seeds))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
