@@ -8,25 +8,22 @@ would: a group's learning signal is its empirical reward variance ``k(G-k)/G^2``
 teach nothing), and practice on bucket j also moves buckets k of the same source by ``transfer**|j-k|``.
 
 Sources: ``iftrain`` (one bucket, starts near 0.6 success) and ``logicif`` (an easiest 30% bucket plus 10
-equal-count buckets of rising difficulty, the hardest near 0). The true buckets are fixed by the data; each
-policy sees only the intervals its own ``assign_intervals`` gives. Prompts are drawn uniformly within the chosen
-pool, as the verl dataset does. "Held-out reward" is each source's success probability averaged over its rows,
-then over sources.
+equal-count buckets of rising difficulty, the hardest near 0), 2,000 rows each unless ``source_rows`` gives a matrix
+run's own counts (``rlif.simulate.rows``). The true buckets are fixed by the data; each policy sees only the
+intervals its own ``assign_intervals`` gives. Prompts are drawn uniformly within the chosen pool, as the verl
+dataset does, and every draw of a row is counted, so a small pool shows as repeated rows. "Held-out reward" is each
+source's success probability averaged over its rows, then over sources. Two effects a real model may show are off
+unless asked for: forgetting (skill of undrawn buckets decays toward its start) and cross-source interference
+(``LearnerConfig``).
 
-Run: ``python -m rlif.simulate --out docs/samplers`` (the built-in strategies; needs matplotlib; run time in
-docs/samplers.md), or ``python -m rlif.simulate --run <matrix run> --out DIR`` to simulate a run of
-``recipe/matrix.yaml`` with its own policy, parameters and batch shape, under the improving and the frozen learner
-(``--learner``), writing ``DIR/<run>_<learner>.png`` and printing its unlock timeline, each interval's step reward
-and the success the learner ends with; ``--param KEY=VALUE`` replaces one of the run's sampler parameters.
+``python -m rlif.simulate`` (``rlif.simulate.cli``) runs the built-in strategies, matrix runs or a whole stage.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import statistics
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +31,7 @@ from typing import Any
 
 from rewards.graph.tasks import TASKS
 from samplers.base import Pool, Record
-from samplers.intervals import split_by_difficulty
+from samplers.intervals import matches_sources, split_by_difficulty
 from samplers.registry import build_policy
 
 
@@ -103,6 +100,18 @@ class LearnerConfig:
         steps: training steps.
         learner: one of ``LEARNERS``.
         data: one of ``DATASETS``.
+        source_rows: rows per source, replacing ``rows`` (empty: ``rows`` for each of the data set's sources). A
+            source named ``logicif`` or ``graph/<task>`` is split into difficulty buckets, any other is one bucket
+            at ``if_difficulty``. Pools this size make repetition visible: a 2,800-row interval drawn from at 256
+            LogicIF prompts per update repeats rows within tens of updates.
+        difficulties: each row's ``extra_info.difficulty`` per source, read from a real training file (empty:
+            synthetic, uniform on 0-100 for LogicIF, node counts 5-40 for graph tasks).
+        forgetting: per update, every (source, bucket) with no prompt drawn in that update moves this share of
+            the way from its skill back to its start (0: off). A bucket that is drawn keeps what it has.
+        interference: per update, every bucket of every other source moves by this factor times the skill gain
+            practice put directly on a source's buckets (before transfer): negative, practice on LogicIF costs IF
+            skill; positive, it helps (0: off).
+        response_tokens: mean response length per source, for the tokens-generated figures (empty: not counted).
     """
 
     rows: int = 2000
@@ -116,6 +125,11 @@ class LearnerConfig:
     steps: int = 300
     learner: str = "improving"
     data: str = "stage2"
+    source_rows: Mapping[str, int] = field(default_factory=dict)
+    difficulties: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    forgetting: float = 0.0
+    interference: float = 0.0
+    response_tokens: Mapping[str, float] = field(default_factory=dict)
 
 
 LOGICIF_BUCKETS = 11
@@ -129,7 +143,10 @@ class RunResult:
     ``unlock_steps`` are 1-based update numbers (of ``logicif``; ``unlocks`` has every curriculum source);
     ``policy_metrics[i]`` is what ``policy.update`` returned at update ``i + 1`` (weights, gate EMAs, newest unlocked
     intervals), and ``interval_success[i]`` the learner's true success probability on each split source's pools
-    after update i.
+    after update i. Exposure: ``prompts_by_source[s][i]`` prompts of source s at update i + 1, ``row_draws[s][r]``
+    how often row r of s was drawn in the whole run, ``row_bucket[s][r]`` its true difficulty bucket;
+    ``final_success`` the improving learner's success per source and bucket after the last update, ``groups`` the
+    run's source groups over the simulated sources.
     """
 
     heldout: list[float] = field(default_factory=list)
@@ -142,6 +159,13 @@ class RunResult:
     unlocks: dict[str, list[int]] = field(default_factory=dict)
     policy_metrics: list[dict[str, float]] = field(default_factory=list)
     interval_success: list[dict[Pool, float]] = field(default_factory=list)
+    prompts_by_source: dict[str, list[int]] = field(default_factory=dict)
+    row_draws: dict[str, list[int]] = field(default_factory=dict)
+    row_bucket: dict[str, list[int]] = field(default_factory=dict)
+    final_success: dict[str, list[float]] = field(default_factory=dict)
+    tokens_by_source: dict[str, float] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    responses: int = 0
 
 
 def _sigmoid(x: float) -> float:
@@ -175,19 +199,32 @@ def _dataset(config: LearnerConfig, data_rng: random.Random) -> dict[str, _Rows]
         buckets = split_by_difficulty(name, scores, 0.3, LOGICIF_BUCKETS - 1)
         return _Rows(scores, _equal_levels(scores, GRAPH_LEVELS), buckets, bucketed)
 
-    if config.data == "stage2":
-        return {
-            "iftrain": _Rows([0.0] * config.rows, [0] * config.rows, [0] * config.rows, [config.if_difficulty]),
-            "logicif": bucketed_source("logicif", [data_rng.uniform(0.0, 100.0) for _ in range(config.rows)]),
-        }
-    if config.data == "graph":
-        return {
-            f"graph/{task}": bucketed_source(
-                f"graph/{task}", [float(data_rng.randint(5, 40)) for _ in range(config.rows)]
-            )
-            for task in GRAPH_TASKS
-        }
-    raise ValueError(f"data must be one of {DATASETS}, got {config.data!r}")
+    if config.data not in DATASETS:
+        raise ValueError(f"data must be one of {DATASETS}, got {config.data!r}")
+    default = ("iftrain", "logicif") if config.data == "stage2" else tuple(f"graph/{task}" for task in GRAPH_TASKS)
+    sizes = dict(config.source_rows) or dict.fromkeys(default, config.rows)
+    data = {}
+    for source, count in sizes.items():
+        if count <= 0:
+            continue
+        if not is_bucketed(source):
+            data[source] = _Rows([0.0] * count, [0] * count, [0] * count, [config.if_difficulty])
+            continue
+        scores = config.difficulties.get(source)
+        if scores is None or len(scores) != count:
+            if source.startswith("graph/"):
+                scores = [float(data_rng.randint(5, 40)) for _ in range(count)]
+            else:
+                scores = [data_rng.uniform(0.0, 100.0) for _ in range(count)]
+        data[source] = bucketed_source(source, [float(value) for value in scores])
+    if not data:
+        raise ValueError(f"no source has rows: {sizes}")
+    return data
+
+
+def is_bucketed(source: str) -> bool:
+    """Whether the synthetic learner gives ``source`` difficulty buckets (LogicIF, the graph tasks) or one bucket."""
+    return source == "logicif" or source.startswith("graph/")
 
 
 def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
@@ -199,7 +236,8 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
         seed: seeds the data, the learner's rewards and the policy.
 
     Returns:
-        The per-step trajectory and the final state.
+        The per-step trajectory, the final state and what the run was exposed to (draws per row, prompts per
+        source).
 
     Raises:
         ValueError: an unknown learner or data set, or a policy that rejects its parameters or the data.
@@ -216,14 +254,15 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
     members: dict[Pool, list[int]] = {}
     for source, rows in data.items():
         values = rows.level if policy.difficulty_field == "level" else rows.difficulty
-        for interval, bucket in zip(policy.assign_intervals(source, values), rows.bucket, strict=True):
-            members.setdefault((source, interval), []).append(bucket)
+        for row, interval in enumerate(policy.assign_intervals(source, values)):
+            members.setdefault((source, interval), []).append(row)
     policy.set_pools({pool: len(rows) for pool, rows in members.items()})
     first_interval = {source: min(i for s, i in members if s == source) for source in data}
     split_pools = sorted(pool for pool in members if policy.splits(pool[0]))
-    pool_histogram = {
-        pool: [members[pool].count(b) for b in range(len(data[pool[0]].bucket_logits))] for pool in split_pools
-    }
+    pool_histogram = {}
+    for pool in split_pools:
+        buckets = [data[pool[0]].bucket[row] for row in members[pool]]
+        pool_histogram[pool] = [buckets.count(b) for b in range(len(data[pool[0]].bucket_logits))]
 
     def success(source: str, interval: int, bucket: int) -> float:
         if config.learner == "frozen":
@@ -233,31 +272,37 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
         return _sigmoid(skill[source][bucket] - data[source].bucket_logits[bucket])
 
     rng = random.Random(seed + 1)
-    result = RunResult(heldout_by_source={source: [] for source in data})
+    result = RunResult(
+        heldout_by_source={source: [] for source in data},
+        prompts_by_source={source: [] for source in data},
+        row_draws={source: [0] * len(rows.bucket) for source, rows in data.items()},
+        row_bucket={source: list(rows.bucket) for source, rows in data.items()},
+        groups=_resolve_groups(strategy.params.get("groups"), data),
+        responses=config.responses,
+    )
     for _step in range(config.steps):
         records: list[Record] = []
         practice = {source: [0.0] * len(rows.bucket_logits) for source, rows in data.items()}
-        logicif_prompts = 0
+        drawn = {source: [0] * len(rows.bucket_logits) for source, rows in data.items()}
         for prompt in range(config.prompts):
             source, interval = policy.draw()
-            bucket = rng.choice(members[(source, interval)])
+            row = rng.choice(members[(source, interval)])
+            bucket = data[source].bucket[row]
+            result.row_draws[source][row] += 1
+            drawn[source][bucket] += 1
             chance = success(source, interval, bucket)
             solved = sum(rng.random() < chance for _ in range(config.responses))
             rewards = [1.0] * solved + [0.0] * (config.responses - solved)
             records += [Record(source, interval, reward, group=str(prompt)) for reward in rewards]
             practice[source][bucket] += solved * (config.responses - solved) / config.responses**2
-            logicif_prompts += source == "logicif"
         if config.learner == "improving":
-            for source, amounts in practice.items():
-                for j, amount in enumerate(amounts):
-                    if amount:
-                        gain = config.learning_rate * amount / config.prompts * 4.0  # 4 = 1 / max variance 0.25
-                        for k in range(len(amounts)):
-                            skill[source][k] += gain * config.transfer ** abs(j - k)
+            _learn(skill, practice, drawn, config)
         metrics = policy.update(records)
         result.policy_metrics.append(dict(metrics))
         result.batch_reward.append(statistics.fmean(r.reward for r in records))
-        result.logicif_share.append(logicif_prompts / config.prompts)
+        for source, counts in drawn.items():
+            result.prompts_by_source[source].append(sum(counts))
+        result.logicif_share.append(sum(drawn.get("logicif", [0])) / config.prompts)
         result.logicif_newest_interval.append(metrics.get("sampler/newest_interval/logicif", math.nan))
         result.interval_success.append(
             {
@@ -271,19 +316,71 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
                 rows * success(source, -1, b) if config.learner == "improving" else 0.0
                 for b, rows in enumerate(rows_per_bucket[source])
             )
-            / config.rows
+            / len(data[source].bucket)
             for source in data
         }
         for source, value in by_source.items():
             result.heldout_by_source[source].append(value)
         result.heldout.append(statistics.fmean(by_source.values()))
+    if config.learner == "improving":
+        result.final_success = {
+            source: [success(source, -1, b) for b in range(len(rows.bucket_logits))] for source, rows in data.items()
+        }
     if "logicif" in data:
         result.final_bucket_success = [success("logicif", -1, b) for b in range(LOGICIF_BUCKETS)]
+    result.tokens_by_source = {
+        source: sum(result.prompts_by_source[source]) * config.responses * config.response_tokens[source]
+        for source in data
+        if source in config.response_tokens
+    }
     unlocks = getattr(policy, "unlock_steps", None)
     if unlocks is not None:
         result.unlocks = unlocks()
         result.unlock_steps = result.unlocks.get("logicif", [])
     return result
+
+
+def _learn(
+    skill: dict[str, list[float]],
+    practice: Mapping[str, Sequence[float]],
+    drawn: Mapping[str, Sequence[int]],
+    config: LearnerConfig,
+) -> None:
+    """One update of the improving learner: gains from mixed groups spread by ``transfer`` within a source, then
+    interference across sources and forgetting of the buckets no prompt came from (``LearnerConfig``)."""
+    direct = dict.fromkeys(skill, 0.0)
+    for source, amounts in practice.items():
+        for j, amount in enumerate(amounts):
+            if amount:
+                gain = config.learning_rate * amount / config.prompts * 4.0  # 4 = 1 / max variance 0.25
+                direct[source] += gain
+                for k in range(len(amounts)):
+                    skill[source][k] += gain * config.transfer ** abs(j - k)
+    if config.interference:
+        for source, gain in direct.items():
+            for other, values in skill.items():
+                if other != source and gain:
+                    values[:] = [value + config.interference * gain for value in values]
+    if config.forgetting:
+        for source, counts in drawn.items():
+            for bucket, count in enumerate(counts):
+                if not count:
+                    skill[source][bucket] -= config.forgetting * skill[source][bucket]  # start skill is 0
+
+
+def _resolve_groups(groups: Any, data: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The run's source groups over the simulated sources (the ``groups`` parameter; each source alone without
+    it); groups with no simulated source are left out, sources in no group form their own."""
+    resolved: dict[str, list[str]] = {}
+    for name, patterns in dict(groups or {}).items():
+        listed = [source for source in data if matches_sources(source, patterns)]
+        if listed:
+            resolved[str(name)] = listed
+    grouped = {source for listed in resolved.values() for source in listed}
+    for source in data:
+        if source not in grouped:
+            resolved[source] = [source]
+    return resolved
 
 
 def _mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
@@ -404,30 +501,6 @@ def plot(results: Mapping[str, Sequence[RunResult]], out: Path) -> list[Path]:
 def run_all(config: LearnerConfig, seeds: Sequence[int]) -> dict[str, list[RunResult]]:
     """Every strategy in ``STRATEGIES`` under every seed."""
     return {strategy.label: [simulate(strategy, config, seed) for seed in seeds] for strategy in STRATEGIES}
-
-
-DEFAULT_MATRIX = Path("recipe/matrix.yaml")
-
-
-def run_config(run: Any, learner: str, steps: int | None = None, rows: int = 2000) -> tuple[Strategy, LearnerConfig]:
-    """The policy and learner of a matrix run: its sampler name, params and batch shape, its data family.
-
-    Args:
-        run: an ``rlif.runs.matrix.RunSpec``.
-        learner: one of ``LEARNERS``.
-        steps: training steps (None: the run's ``total_training_steps``).
-        rows: synthetic rows per source.
-    """
-    graph = run.stage.startswith("graph") or any("graph" in path for path in run.train_files)
-    config = LearnerConfig(
-        rows=rows,
-        prompts=run.train.train_batch_size,
-        responses=run.train.rollout_n,
-        steps=steps or run.train.total_training_steps,
-        learner=learner,
-        data="graph" if graph else "stage2",
-    )
-    return Strategy(run.name, run.sampler.name, dict(run.sampler.params)), config
 
 
 def unlock_timeline(label: str, runs: Sequence[RunResult]) -> str:
@@ -556,88 +629,3 @@ def parse_param(text: str) -> tuple[str, Any]:
     if not sep or not key.strip():
         raise ValueError(f"--param {text!r}: expected KEY=VALUE, e.g. gate_on=source")
     return key.strip(), yaml.safe_load(value)
-
-
-def simulate_matrix_runs(
-    names: Sequence[str],
-    matrix: Path,
-    learners: Sequence[str],
-    seeds: Sequence[int],
-    *,
-    steps: int | None,
-    out: Path,
-    overrides: Mapping[str, Any] | None = None,
-) -> int:
-    """Simulate each named matrix run with each learner; write ``<out>/<run>_<learner>.png``, print timelines.
-
-    ``overrides`` replace sampler parameters of every named run (e.g. ``gate_on: source`` to see the reference gate
-    on the same run); the file name then ends in ``_<key>-<value>`` for each, so it never replaces the run's own.
-    """
-    from tqdm import tqdm
-
-    from rlif.runs.matrix import load_matrix
-
-    runs = {run.name: run for run in load_matrix(matrix).runs}
-    unknown = [name for name in names if name not in runs]
-    if unknown:
-        raise SystemExit(f"{matrix}: no run named {unknown}; known: {sorted(runs)}")
-    for name in names:
-        run = runs[name]
-        for learner in learners:
-            strategy, config = run_config(run, learner, steps)
-            changed = dict(overrides or {})
-            strategy = Strategy(strategy.label, strategy.policy, {**strategy.params, **changed})
-            suffix = "".join(f"_{key}-{value}" for key, value in sorted(changed.items()))
-            shown = "".join(f", {key}={value}" for key, value in sorted(changed.items()))
-            label = f"{name} ({run.sampler.name}{shown}, {learner} learner, {config.prompts}x{config.responses})"
-            results = [simulate(strategy, config, seed) for seed in tqdm(seeds, desc=f"{name} {learner}", leave=False)]
-            threshold = strategy.params.get("threshold", 0.5) if run.sampler.name == "reward_curriculum" else None
-            path = plot_run(label, results, threshold, out / f"{name}_{learner}{suffix}.png")
-            print(unlock_timeline(f"{name}{suffix} [{learner}]", results))
-            print(interval_reward_span(f"{name}{suffix} [{learner}]", results))
-            print(final_interval_success(f"{name}{suffix} [{learner}]", results))
-            print(f"wrote {path}")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Simulate the built-in strategies (``--out``), or matrix runs by name (``--run``), and write plots."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for the PNG plots")
-    parser.add_argument("--steps", type=int, default=None, help="training steps (default: 300, or the run's)")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1")
-    parser.add_argument("--run", action="append", default=[], help="a recipe/matrix.yaml run to simulate (repeatable)")
-    parser.add_argument("--matrix", type=Path, default=DEFAULT_MATRIX, help="the matrix file (with --run)")
-    parser.add_argument(
-        "--learner", choices=[*LEARNERS, "both"], default="both", help="synthetic learner for --run (default both)"
-    )
-    parser.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="with --run: replace a sampler parameter of the run (repeatable), e.g. gate_on=source",
-    )
-    args = parser.parse_args(argv)
-    if (args.steps is not None and args.steps < 1) or args.seeds < 1:
-        parser.error("--steps and --seeds must be >= 1")
-    if args.param and not args.run:
-        parser.error("--param needs --run")
-    if args.run:
-        learners = LEARNERS if args.learner == "both" else (args.learner,)
-        try:
-            overrides = dict(parse_param(text) for text in args.param)
-            return simulate_matrix_runs(
-                args.run, args.matrix, learners, range(args.seeds), steps=args.steps, out=args.out, overrides=overrides
-            )
-        except ValueError as err:
-            parser.error(str(err))
-    results = run_all(LearnerConfig(steps=args.steps or LearnerConfig.steps), range(args.seeds))
-    for path in plot(results, args.out):
-        print(f"wrote {path}")
-    print(summarize(results))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
