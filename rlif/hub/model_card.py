@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -39,6 +39,27 @@ LOCAL_MODEL = "local model"
 MAX_METRICS = 40
 _CACHE_PATH = re.compile(r"models--(?P<owner>[^/]+?)--(?P<name>[^/]+)/snapshots/")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class SavedConfig(Protocol):
+    """The run-describing values of a saved verl config, as ``rlif.verl_glue.saved_config`` reads them (the glue
+    names verl's keys; the card only reads these attributes)."""
+
+    model_path: str | None
+    total_training_steps: int | None
+    train_files: tuple[str, ...]
+    val_files: tuple[str, ...]
+    sampler_name: str | None
+    sampler_params: Mapping[str, Any]
+    sampler_seed: int | None
+    reward_path: str | None
+    reward_name: str | None
+    reward_kwargs: Mapping[str, Any]
+
+
+ConfigReader = Callable[[Mapping[str, Any]], SavedConfig]
+"""Turns a loaded config mapping into ``SavedConfig`` (``rlif.verl_glue.saved_config.read_saved_config``); raises
+``ValueError`` for a value of the wrong kind."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +158,7 @@ def read_val_metrics(metrics_file: Path, step: int) -> tuple[dict[str, float], i
 def collect_run_info(
     checkpoint: Checkpoint,
     *,
+    read_config: ConfigReader,
     config_file: Path | None = None,
     metrics_file: Path | None = None,
     base_model: str | None = None,
@@ -145,6 +167,7 @@ def collect_run_info(
 
     Args:
         checkpoint: the checkpoint being published.
+        read_config: reads the run-describing values of the loaded config (see ``ConfigReader``).
         config_file: the resolved verl config YAML; default ``find_config(run_dir)``.
         metrics_file: verl file-logger output; default every ``<run_dir>/metrics*.jsonl`` (the latest validation
             record across them).
@@ -183,52 +206,36 @@ def collect_run_info(
         metrics, at = read_val_metrics(path, checkpoint.step)
         if at is not None and (val_step is None or at >= val_step):
             val_metrics, val_step = metrics, at
-    model_path = _get(config, "actor_rollout_ref.model.path")
-    total = _get(config, "trainer.total_training_steps")
+    try:
+        saved = read_config(config) if config else None
+    except ValueError as err:
+        raise ValueError(f"{config_path}: {err}") from err
     return RunInfo(
         run_name=run_dir.name,
         step=checkpoint.step,
-        total_steps=int(total) if isinstance(total, int) else None,
-        base_model=base_model or (base_model_id(str(model_path)) if model_path else None),
-        train_files=_files(_get(config, "data.train_files")),
-        val_files=_files(_get(config, "data.val_files")),
-        sampler=_sampler(config) if config else None,
-        reward=_reward(config) if config else None,
+        total_steps=saved.total_training_steps if saved else None,
+        base_model=base_model or (base_model_id(saved.model_path) if saved and saved.model_path else None),
+        train_files=tuple(Path(f).name for f in saved.train_files) if saved else (),
+        val_files=tuple(Path(f).name for f in saved.val_files) if saved else (),
+        sampler=_sampler(saved) if saved else None,
+        reward=_reward(saved) if saved else None,
         val_metrics=val_metrics,
         val_metrics_step=val_step,
     )
 
 
-def _get(config: Mapping[str, Any], dotted: str) -> Any:
-    node: Any = config
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
+def _sampler(saved: SavedConfig) -> dict[str, Any]:
+    if saved.sampler_name is None:
+        return {"name": "uniform", "params": {}, "note": "default: no rlif sampler in the config"}
+    return {"name": saved.sampler_name, "params": _public(dict(saved.sampler_params)), "seed": saved.sampler_seed}
 
 
-def _files(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    items = value if isinstance(value, list | tuple) else [value]
-    return tuple(Path(str(v)).name for v in items)
-
-
-def _sampler(config: Mapping[str, Any]) -> dict[str, Any]:
-    node = _get(config, "data.rlif_sampler")
-    if not isinstance(node, Mapping):
-        return {"name": "uniform", "params": {}, "note": "default: no data.rlif_sampler in the config"}
-    return {"name": node.get("name"), "params": _public(dict(node.get("params") or {})), "seed": node.get("seed")}
-
-
-def _reward(config: Mapping[str, Any]) -> dict[str, Any]:
-    node = _get(config, "reward.custom_reward_function")
-    if not isinstance(node, Mapping) or not node.get("path"):
-        return {"function": "verl default (no reward.custom_reward_function)"}
+def _reward(saved: SavedConfig) -> dict[str, Any]:
+    if not saved.reward_path:
+        return {"function": "verl default (no custom reward function)"}
     return {
-        "function": f"{public_path(str(node.get('path')))}:{node.get('name')}",
-        "options": _public(dict(node.get("reward_kwargs") or {})),
+        "function": f"{public_path(saved.reward_path)}:{saved.reward_name}",
+        "options": _public(dict(saved.reward_kwargs)),
     }
 
 

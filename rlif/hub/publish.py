@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint, skipped_steps
 from rlif.hub.merge import MARKER, MERGED_DIR_NAME, merge_checkpoint
-from rlif.hub.model_card import collect_run_info, render_model_card
+from rlif.hub.model_card import ConfigReader, collect_run_info, render_model_card
 from rlif.hub.settings import HubSettings
 from rlif.hub.upload import UploadPlan, execute_upload, plan_upload
 
@@ -100,8 +100,12 @@ def checkpoint_commit_message(checkpoint: Checkpoint) -> str:
     return f"{checkpoint.run_dir.name} global_step_{checkpoint.step}"
 
 
-def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Checkpoint, UploadPlan | None, str]:
+def prepare_checkpoint(
+    request: CheckpointRequest, *, dry_run: bool, read_config: ConfigReader
+) -> tuple[Checkpoint, UploadPlan | None, str]:
     """Pick, merge and card the checkpoint; return it, the upload plan (None on a dry run) and a report.
+
+    ``read_config`` reads the run's saved config for the card (``rlif.hub.model_card.ConfigReader``).
 
     Raises:
         ValueError: no such run or step, incomplete checkpoint, malformed config or metrics.
@@ -115,6 +119,7 @@ def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Ch
         skipped += f"publishing global_step_{checkpoint.step} instead, the newest complete step\n"
     info = collect_run_info(
         checkpoint,
+        read_config=read_config,
         config_file=request.config_file,
         metrics_file=request.metrics_file,
         base_model=request.base_model,
@@ -142,9 +147,11 @@ def prepare_checkpoint(request: CheckpointRequest, *, dry_run: bool) -> tuple[Ch
     return checkpoint, plan, report
 
 
-def publish_checkpoint(request: CheckpointRequest, settings: HubSettings, *, dry_run: bool = False) -> str:
+def publish_checkpoint(
+    request: CheckpointRequest, settings: HubSettings, *, read_config: ConfigReader, dry_run: bool = False
+) -> str:
     """Publish one checkpoint; return the lines to print (what was found, merged and uploaded where)."""
-    _, plan, report = prepare_checkpoint(request, dry_run=dry_run)
+    _, plan, report = prepare_checkpoint(request, dry_run=dry_run, read_config=read_config)
     if plan is None:
         return report
     url = execute_upload(plan, settings)

@@ -22,6 +22,7 @@ from rlif.data.upload import prepare_data_upload
 from rlif.hub.publish import CheckpointRequest, publish_checkpoint
 from rlif.hub.upload import describe_plan, execute_upload
 from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
+from rlif.verl_glue.saved_config import read_saved_config
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 metrics_file=args.metrics,
                 base_model=args.base_model,
             )
-            print(publish_checkpoint(request, settings, dry_run=args.dry_run))
+            print(publish_checkpoint(request, settings, read_config=read_saved_config, dry_run=args.dry_run))
             return 0
         repo_id = args.repo_id or settings.data_repo
         if not repo_id:

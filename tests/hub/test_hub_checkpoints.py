@@ -21,6 +21,7 @@ from rlif.hub.checkpoints import Checkpoint, find_runs, pick_checkpoint
 from rlif.hub.merge import MARKER, merge_checkpoint
 from rlif.hub.model_card import base_model_id, collect_run_info, render_model_card
 from rlif.hub_cli import upload as upload_cli
+from rlif.verl_glue.saved_config import read_saved_config
 
 TOKEN = "hf_testTOKEN0123456789secret"
 
@@ -161,7 +162,7 @@ def test_failed_merge_leaves_no_folder(run_dir: Path) -> None:
 
 
 def test_model_card_records_the_run(run_dir: Path) -> None:
-    info = collect_run_info(pick_checkpoint(run_dir))
+    info = collect_run_info(pick_checkpoint(run_dir), read_config=read_saved_config)
     assert info.base_model == "Qwen/Qwen3-1.7B"
     assert info.val_metrics_step == 20
     assert info.val_metrics == {"val-core/ifeval/acc/mean@1": 0.66, "val-core/logicif/acc/mean@1": 0.12}
@@ -181,7 +182,7 @@ def test_model_card_records_the_run(run_dir: Path) -> None:
 
 def test_model_card_without_config_says_not_recorded(tmp_path: Path) -> None:
     checkpoint = make_checkpoint(tmp_path / "bare", 3)
-    card = render_model_card(collect_run_info(checkpoint), repo_id="me/x")
+    card = render_model_card(collect_run_info(checkpoint, read_config=read_saved_config), repo_id="me/x")
     assert "| base model | not recorded |" in card
     assert "Not recorded: no validation metrics" in card
     assert "base_model" not in card.split("---")[1]
@@ -338,7 +339,7 @@ def test_model_card_takes_the_latest_validation_across_job_attempts(run_dir: Pat
     for offset, (name, record) in enumerate([("metrics.77.1.jsonl", later), ("metrics.77.2.jsonl", beyond)], start=1):
         (run_dir / name).write_text(json.dumps(record) + "\n")
         os.utime(run_dir / name, (first_mtime + offset, first_mtime + offset))
-    info = collect_run_info(pick_checkpoint(run_dir, step=20))
+    info = collect_run_info(pick_checkpoint(run_dir, step=20), read_config=read_saved_config)
     assert info.val_metrics_step == 20
     assert info.val_metrics["val-core/ifeval/acc/mean@1"] == 0.7
 
@@ -443,7 +444,7 @@ reward:
     reward_kwargs: {{table: {tmp_path}/tables/weights.json, mode: strict}}
 """
     )
-    info = collect_run_info(checkpoint)
+    info = collect_run_info(checkpoint, read_config=read_saved_config)
     assert info.base_model == "local model"
     card = render_model_card(info, repo_id="me/x")
     assert str(tmp_path) not in card
@@ -455,7 +456,7 @@ reward:
     assert base_model_id("/hf/models--Qwen--Qwen3-8B/snapshots/abc") == "Qwen/Qwen3-8B"
     assert base_model_id(str(local_model)) == "local model"
     assert base_model_id("./my-qwen") == "local model"
-    named = collect_run_info(checkpoint, base_model="Qwen/Qwen3-1.7B")
+    named = collect_run_info(checkpoint, base_model="Qwen/Qwen3-1.7B", read_config=read_saved_config)
     assert render_model_card(named, repo_id="me/x").startswith("---\nbase_model: Qwen/Qwen3-1.7B\n")
     with pytest.raises(ValueError, match=r"--base-model '/models/q': give the Hub repo id"):
-        collect_run_info(checkpoint, base_model="/models/q")
+        collect_run_info(checkpoint, base_model="/models/q", read_config=read_saved_config)
