@@ -27,7 +27,8 @@ from pathlib import Path
 
 import torch
 
-from rlif.runs.planner import BUILTIN_CONFIGS, ModelShape, attention_flops_per_token
+from rlif.runs.shapes import BUILTIN_CONFIGS, ModelShape
+from rlif.runs.timing import attention_flops_per_token
 
 TINY = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "head_dim": 16, "intermediate_size": 128, "vocab_size": 1000, "max_position_embeddings": 4096}  # fmt: skip

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import jinja2
 
 from rlif.recipes.render import LAUNCHER
-from rlif.runs.planner import GIB, VLLM_ACTIVATION_GIB, ModelShape, model_shape
+from rlif.runs.memory import VLLM_ACTIVATION_GIB
+from rlif.runs.shapes import GIB, ModelShape, model_shape
 from rlif.runs.spec import RunSpec
 
 EVAL_TEMPLATE = "slurm_eval.sh.j2"

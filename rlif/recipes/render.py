@@ -81,7 +81,7 @@ def preflight_options(run: RunSpec) -> str:
     the pinned package versions. The CPU test variant has no GPUs and runs on vLLM's CPU build, so it checks data
     and model only."""
     from rlif.preflight import checkpoint_bytes
-    from rlif.runs.planner import model_shape
+    from rlif.runs.shapes import model_shape
 
     if run.cpu_mode:
         return "--gpus 0"

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rlif.runs.timing import Lengths
+
 if TYPE_CHECKING:
-    from rlif.runs.planner import Lengths
     from rlif.runs.spec import RunSpec
 
 PERCENTILES = ("mean", "p50", "p90", "p99")
@@ -90,8 +91,6 @@ class Probe:
         Raises:
             ValueError: the probe is for another model or thinking mode, or measured at a cap below the run's.
         """
-        from rlif.runs.planner import Lengths
-
         if self.model != run.model:
             raise ValueError(f"{self.path}: model: probe is for {self.model}, run {run.name} trains {run.model}")
         if self.think != run.think:

@@ -180,7 +180,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
     Raises:
         ValueError: a reward or sampler value that cannot be written as an override.
     """
-    from rlif.runs.planner import token_budgets
+    from rlif.runs.memory import token_budgets
 
     t = run.train
     actor_budget, log_prob_budget, ref_budget = token_budgets(run)

@@ -216,7 +216,7 @@ def test_disk_needs_room_for_the_next_checkpoint(tmp_path: Path) -> None:
 
 
 def test_checkpoint_size_of_qwen3_8b() -> None:
-    from rlif.runs.planner import model_shape
+    from rlif.runs.shapes import model_shape
 
     size = preflight.checkpoint_bytes(model_shape("Qwen/Qwen3-8B").params, lora_rank=0)
     assert 90 < size / 2**30 < 95  # 8.2 B parameters x 12 B (fp32 weights + two Adam moments)

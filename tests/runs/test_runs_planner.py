@@ -12,18 +12,9 @@ import yaml
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
 from rlif.runs.matrix import load_matrix
-from rlif.runs.planner import (
-    BUILTIN_SHAPES,
-    GIB,
-    RESERVE_GIB,
-    VLLM_ACTIVATION_GIB,
-    ModelShape,
-    model_shape,
-    plan_run,
-    requeues,
-    slurm_hours,
-    training_rows,
-)
+from rlif.runs.memory import RESERVE_GIB, VLLM_ACTIVATION_GIB
+from rlif.runs.planner import plan_run, requeues, slurm_hours, training_rows
+from rlif.runs.shapes import BUILTIN_SHAPES, GIB, ModelShape, model_shape
 
 MATRIX = REPO_ROOT / "recipe" / "matrix.yaml"
 
@@ -279,7 +270,7 @@ def test_overheads_follow_their_settings(matrix):
 
 
 def test_fused_kernel_temporaries_include_the_lm_head_gradient():
-    from rlif.runs.planner import logits_bytes
+    from rlif.runs.memory import logits_bytes
 
     shape = BUILTIN_SHAPES["Qwen/Qwen3-8B"]
     update = logits_bytes(shape, 20480, fused=True, backward=True, entropy=False, chunked=True)
