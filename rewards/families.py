@@ -1,6 +1,7 @@
 """Imports each task family module so that it registers itself; the list is the single place families are named."""
 
 import rewards.graph
+import rewards.grapharena
 import rewards.instruction_following
 import rewards.logicif
 import rewards.math_answers  # noqa: F401

@@ -7,6 +7,7 @@ Examples::
     python -m rlif.data mixture if1000_logicif1000 --seed 0 --sources if_multi.parquet logicif_train.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out-dir verl_data
     python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.data.graph_build's options
+    python -m rlif.data grapharena dataset/MCP_easy.pkl dataset/TSP_hard.pkl --out-dir verl_data/grapharena
     python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
     python -m rlif.data convert rlif_repo/if1000_logicif1000.parquet --out-dir verl_data   # RLIF's row format
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
@@ -62,6 +63,11 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
         help="build NP-graph data with exact optima (options of python -m rlif.data.graph_build)",
     )
+    sub.add_parser(
+        "grapharena",
+        add_help=False,
+        help="import GraphArena's problem sets with its own text and checks (python -m rlif.data.grapharena)",
+    )
     validate = new(
         "validate",
         help="validate verl parquet files and print a table",
@@ -100,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         from rlif.data.graph_build import main as build_graph
 
         return build_graph(argv[1:])
+    if argv[:1] == ["grapharena"]:
+        from rlif.data.grapharena import main as import_grapharena
+
+        return import_grapharena(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "mixture":

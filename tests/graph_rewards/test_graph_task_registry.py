@@ -102,11 +102,16 @@ _TASK_ID = re.compile(r"[\"'](?:" + "|".join(IDS) + r")[\"']")
 
 @pytest.mark.parametrize("package", ["rewards", "rlif/graphs", "rlif/data"])
 def test_no_code_outside_the_task_modules_names_a_task(package):
-    """A quoted task id outside ``tasks/`` is a dispatch the registries should make: adding a task must not edit it."""
+    """A quoted task id outside ``tasks/`` is a dispatch the registries should make: adding a task must not edit it.
+
+    GraphArena as published (``rewards/grapharena``, ``rlif/data/grapharena.py``) is exempt: it reproduces a fixed
+    benchmark of ten tasks under GraphArena's own names, and a task added to rlif's registries never joins it.
+    """
     offenders = [
         f"{path.relative_to(REPO)}:{n}"
         for path in sorted((REPO / package).rglob("*.py"))
         if "tasks" not in path.relative_to(REPO).parts
+        and not any(part.startswith("grapharena") for part in path.relative_to(REPO).parts)
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if _TASK_ID.search(line)
     ]

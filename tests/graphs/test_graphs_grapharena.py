@@ -1,115 +1,89 @@
-"""Importing GraphArena-format files: JSON/JSONL/pickle records, renumbering, and exact-answer cross-checks."""
+"""Importing GraphArena's problem sets: its text, its source, its reference answers, cross-checked."""
 
 from __future__ import annotations
 
 import json
 import pickle
-import random
 
-import networkx as nx
 import pandas as pd
 import pytest
+from grapharena_files import PEOPLE, named_graph, write_problem_set
 
 from rewards.router import check_row
-from rlif.data.grapharena import import_rows, load_grapharena, main
-from rlif.graphs.airports import sample_tsp
-from rlif.graphs.exact import solve
-from rlif.graphs.instance import MoleculePair, SocialGraph, TspInstance
-from rlif.graphs.molecules import sample_molecule_pair
+from rlif.data.grapharena import FILE_TASKS, SYSTEM_PROMPT, import_rows, insert_examples, main
 
 
-def _people_graph() -> nx.Graph:
-    graph = nx.Graph()
-    for node, name in ((1001, "Ana Silva"), (57, "Bo Kim"), (300, "Cy Ode"), (8, "Di Eng")):
-        graph.add_node(node, name=name)
-    graph.add_edges_from([(1001, 57), (57, 300), (1001, 300), (300, 8)])
-    return graph
+@pytest.mark.parametrize("task", sorted(FILE_TASKS))
+def test_every_task_keeps_its_text_and_own_source(tmp_path, task):
+    path = write_problem_set(tmp_path, task, "easy", 3)
+    with path.open("rb") as handle:
+        records = pickle.load(handle)
+    rows = import_rows(path, FILE_TASKS[task], "easy")
+    for k, (row, record) in enumerate(zip(rows, records, strict=True)):
+        assert row["data_source"] == f"grapharena/{FILE_TASKS[task]}"
+        assert row["prompt"] == [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": record["problem_text"]},
+        ]
+        assert row["extra_info"]["item_id"] == f"grapharena-{FILE_TASKS[task]}-easy-{k}"
+        assert row["extra_info"]["difficulty"] == "easy"
+        check_row(row["data_source"], row["reward_model"]["ground_truth"], row["extra_info"])
+        if record.get("exact_answer") is not None:
+            assert row["extra_info"]["exact_answer"] == record["exact_answer"]
 
 
-def _molecule_nx(mol) -> nx.Graph:
-    graph = nx.Graph()
-    graph.add_nodes_from((i, {"label": label}) for i, label in enumerate(mol.atoms))
-    graph.add_edges_from((u, v, {"label": f"BondType.{bond}"}) for u, v, bond in mol.bonds)
-    return graph
-
-
-def test_jsonl_social_records_are_renumbered_and_checked(tmp_path):
-    data = nx.node_link_data(_people_graph(), edges="edges")
-    path = tmp_path / "MCP_easy.jsonl"
-    records = [{"graph": json.dumps(data), "exact_answer": 3}, {"graph": data, "exact_answer": None}]
-    path.write_text("\n".join(json.dumps(r) for r in records))
-    loaded = load_grapharena(path, "mcp")
-    assert [item.exact_answer for item in loaded] == [3, None]
-    graph = loaded[0].instance
-    assert isinstance(graph, SocialGraph)
-    assert graph.names == ("Ana Silva", "Bo Kim", "Cy Ode", "Di Eng") and graph.edges == (
-        (0, 1),
-        (0, 2),
-        (1, 2),
-        (2, 3),
+def test_examples_are_inserted_as_grapharena_does():
+    text = "Task.\n\n**Problem to Solve**\n\n- x"
+    examples = [f"e{k}" for k in range(100)]
+    assert insert_examples(text, examples, 99, 2) == (
+        "Task.\n\n**Example 1**\n\ne0\n\n**Example 2**\n\ne99\n\n**Problem to Solve**\n\n- x"
     )
-    rows = import_rows(path, "mcp", "small")
-    assert [r["extra_info"]["exact_answer"] for r in rows] == [3, 3]
-    assert rows[1]["extra_info"]["item_id"] == "mcp-small-grapharena-1" and rows[1]["extra_info"]["split"] == "val"
+    assert insert_examples(text, examples, 5, 0) == text
+    with pytest.raises(ValueError, match="marker"):
+        insert_examples("no marker", examples, 0, 1)
+
+
+def test_cli_reads_task_and_difficulty_from_the_name_and_inserts_one_example(tmp_path):
+    path = write_problem_set(tmp_path, "Neighbor", "hard", 2)
+    out_dir = tmp_path / "out"
+    assert main([str(path), "--out-dir", str(out_dir)]) == 0
+    rows = pd.read_parquet(out_dir / "grapharena_neighbor_hard.parquet").to_dict("records")
+    assert "**Example 1**\n\nexample 1 of Neighbor: [A]\n" in rows[1]["prompt"][1]["content"]
+    assert {row["data_source"] for row in rows} == {"grapharena/neighbor"}
+
+
+def test_missing_examples_file_says_how_to_go_without(tmp_path):
+    path = write_problem_set(tmp_path, "MCP", "easy", 1)
+    (tmp_path / "MCP_examples.pkl").unlink()
+    with pytest.raises(ValueError, match="--examples 0"):
+        main([str(path), "--out-dir", str(tmp_path / "out")])
+    assert main([str(path), "--examples", "0", "--out-dir", str(tmp_path / "out")]) == 0
 
 
 def test_wrong_exact_answer_is_reported_with_file_and_record(tmp_path):
-    data = nx.node_link_data(_people_graph(), edges="links")
-    path = tmp_path / "MCP_easy.json"
-    path.write_text(json.dumps([{"graph": data, "exact_answer": 3.0}, {"graph": data, "exact_answer": 4}]))
-    with pytest.raises(ValueError, match=r"MCP_easy.json: record 1: exact_answer 4 != exact optimum 3"):
-        import_rows(path, "mcp", "small")
+    import random
+
+    graph = named_graph(random.Random(0), 5, 0.5)
+    path = tmp_path / "Connected_easy.pkl"
+    records = [{"graph": graph, "problem_text": "t", "exact_answer": 99}]
+    path.write_bytes(pickle.dumps(records))
+    with pytest.raises(ValueError, match=r"Connected_easy.pkl: record 0: exact_answer 99 != exact optimum"):
+        import_rows(path, "connected", "easy")
 
 
-def test_pickled_molecule_pairs_and_tsp_json(tmp_path):
-    pair = sample_molecule_pair(6, 6, random.Random(0))
-    path = tmp_path / "GED_easy.pkl"
-    with path.open("wb") as handle:
-        pickle.dump([{"graph": (_molecule_nx(pair.a), _molecule_nx(pair.b)), "exact_answer": None}], handle)
-    [loaded] = load_grapharena(path, "ged")
-    assert loaded.instance == MoleculePair(pair.a, pair.b)
-
-    tsp = sample_tsp(5, random.Random(1))
-    graph = nx.complete_graph(5)
-    for i in range(5):
-        graph.nodes[i]["name"] = tsp.codes[i]
-        for j in range(i + 1, 5):
-            graph[i][j]["weight"] = float(tsp.weights[i][j])
-    tsp_path = tmp_path / "TSP_easy.json"
-    optimum = solve("tsp", tsp).optimum
-    tsp_path.write_text(json.dumps([{"graph": nx.node_link_data(graph, edges="links"), "exact_answer": optimum}]))
-    [loaded_tsp] = load_grapharena(tsp_path, "tsp")
-    assert isinstance(loaded_tsp.instance, TspInstance) and loaded_tsp.instance == tsp
-
-
-@pytest.mark.parametrize(
-    ("task", "record", "message"),
-    [
-        ("mcp", {"exact_answer": 1}, "no 'graph'"),
-        ("ged", {"graph": [{"nodes": [], "links": []}]}, "pair of molecule graphs"),
-        ("mcp", {"graph": {"nodes": [{"id": 0, "name": "A"}], "links": []}, "exact_answer": 1.5}, "integral"),
-    ],
-)
-def test_bad_records_raise(tmp_path, task, record, message):
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps([record]))
-    with pytest.raises(ValueError, match=message):
-        load_grapharena(path, task)
-
-
-def test_unsupported_file_type(tmp_path):
-    path = tmp_path / "x.csv"
-    path.write_text("a,b\n")
-    with pytest.raises(ValueError, match="unsupported file type"):
-        load_grapharena(path, "mcp")
-
-
-def test_cli_writes_rows_the_rewards_accept(tmp_path):
-    data = nx.node_link_data(_people_graph(), edges="links")
-    source = tmp_path / "MVC_hard.json"
-    source.write_text(json.dumps([{"graph": data, "exact_answer": 2}]))
-    out = tmp_path / "val_ga.parquet"
-    assert main(["--task", "mvc", "--size", "large", "--input", str(source), "--out", str(out)]) == 0
-    [row] = pd.read_parquet(out).to_dict("records")
-    check_row(row["data_source"], row["reward_model"]["ground_truth"], row["extra_info"])
-    assert row["extra_info"]["exact_answer"] == 2 and "Di Eng" in row["prompt"][0]["content"]
+def test_json_records_and_bad_records(tmp_path):
+    data = {
+        "nodes": [{"id": 7, "name": PEOPLE[0]}, {"id": 3, "name": PEOPLE[1]}],
+        "links": [{"source": 7, "target": 3}],
+    }
+    path = tmp_path / "Distance_easy.json"
+    path.write_text(json.dumps([{"graph": json.dumps(data), "problem_text": "t", "source": 7, "target": 3}]))
+    [row] = import_rows(path, "distance", "easy")
+    truth = json.loads(row["reward_model"]["ground_truth"])
+    assert (truth["source"], truth["target"], truth["answer"]) == (0, 1, 1)
+    path.write_text(json.dumps([{"graph": data, "problem_text": "t", "source": 7, "target": 99}]))
+    with pytest.raises(ValueError, match="record 0: target 99 is not a node"):
+        import_rows(path, "distance", "easy")
+    path.write_text(json.dumps([{"graph": data}]))
+    with pytest.raises(ValueError, match="'problem_text'"):
+        import_rows(path, "distance", "easy")
