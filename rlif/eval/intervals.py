@@ -175,3 +175,48 @@ def paired_difference(
     else:
         verdict = "no detectable difference at this size"
     return Difference(interval, verdict)
+
+
+def composite_difference(
+    components: Sequence[
+        tuple[float, tuple[Sequence[float], Sequence[float] | None], tuple[Sequence[float], Sequence[float] | None]]
+    ],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    level: float = LEVEL,
+) -> Difference:
+    """``sum(weight * (metric_i(A) - metric_i(B)))`` with its interval: a declared composite criterion.
+
+    Each component is paired over its own units and resampled on its own (its own seed): components of different
+    evaluation files rest on different prompts, so their resamples are independent. Higher is better; a component
+    where lower wins carries a negative weight.
+
+    Args:
+        components: ``(weight, a, b)`` per metric, ``a`` and ``b`` as in ``paired_difference``.
+
+    Raises:
+        ValueError: no components, or a component that ``paired_difference`` refuses.
+    """
+    if not components:
+        raise ValueError("a composite needs at least one metric")
+    value = 0.0
+    draws = np.zeros(resamples)
+    units = 0
+    for index, (weight, a, b) in enumerate(components):
+        num_a, den_a = _ratio_arrays(*a)
+        num_b, den_b = _ratio_arrays(*b)
+        if num_a.size != num_b.size:
+            raise ValueError(f"a paired difference needs the same units in both: {num_a.size} vs {num_b.size}")
+        value += weight * float(num_a.sum() / den_a.sum() - num_b.sum() / den_b.sum())
+        draws += weight * _resampled(
+            num_a.size,
+            resamples,
+            seed + index,
+            lambda picks, na=num_a, da=den_a, nb=num_b, db=den_b: _ratio(na, da, picks) - _ratio(nb, db, picks),
+        )
+        units += int(num_a.size)
+    low, high = _percentiles(draws, level)
+    interval = Interval(value, low, high, units, level)
+    verdict = "A better" if low > 0 else "B better" if high < 0 else "no detectable difference at this size"
+    return Difference(interval, verdict)
