@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewards.canonical import canonical_form
-from rewards.registry import Evaluation, Metric, Records, TaskFamily, mean, register_family
+from rewards.registry import Evaluation, Metric, PromptMean, Records, TaskFamily, mean, register_family
 from rewards.thinking import SplitResponse
 
 MISSING_MATH_VERIFY = "the math reward needs math-verify, which is not installed: pip install math-verify==0.9.0"
@@ -148,7 +148,9 @@ def math_metrics(records: Records) -> dict[str, float]:
 
 EVALUATION = Evaluation(
     metrics=(
-        Metric("accuracy", "mean over samples of acc (math-verify's verdict)"),
+        Metric(
+            "accuracy", "mean over prompts of the prompt's mean acc (math-verify's verdict)", units=PromptMean("acc")
+        ),
         Metric("parsed_rate", "mean over samples of math_parsed (an answer could be extracted)"),
     ),
     headline="accuracy",

@@ -87,6 +87,29 @@ def per_prompt(records: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[s
     return out
 
 
+UnitsFn = Callable[[Records], dict[str, tuple[float, float]]]
+"""``units(records) -> {unit: (numerator, denominator)}``: a metric written as a ratio of sums over its sampling units
+(prompts, or LogicIF's functions), each unit's samples kept together, so that evaluation can bootstrap the metric
+over units and pair two evaluations unit by unit (``rlif.eval.intervals``). ``sum(numerators) / sum(denominators)``
+is the metric, every prompt weighing the same whatever its number of samples."""
+
+
+class PromptMean:
+    """``units`` of a rate that is the mean over prompts of each prompt's mean of a per-sample record key.
+
+    A small class, not a closure, so a declaration stays picklable.
+    """
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __call__(self, records: Records) -> dict[str, tuple[float, float]]:
+        return {
+            unit: (mean(float(r.get(self.key) or 0.0) for r in samples), 1.0)
+            for unit, samples in per_prompt(records).items()
+        }
+
+
 @dataclass(frozen=True)
 class Metric:
     """One evaluation metric of a family, as its benchmark's paper names it.
@@ -96,11 +119,15 @@ class Metric:
         aggregation: how samples and prompts combine into it, in words (a reader of ``metrics.json`` should not
             need the code to know whether a rate is per sample, per instruction or per function).
         lower_is_better: whether smaller values win (comparison reports and ablation chains rank by it).
+        units: the metric as a ratio of sums over its sampling units (see ``UnitsFn``), or None. A metric with
+            units gets a confidence interval in every evaluation, can be compared between evaluations, and its
+            value is the ratio (prompts weigh equally).
     """
 
     name: str
     aggregation: str
     lower_is_better: bool = False
+    units: UnitsFn | None = None
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,29 @@ table rows are means over tasks, so the family also reports each rate averaged o
 
 from __future__ import annotations
 
-from rewards.registry import Evaluation, Grouping, Layout, Metric, Records, SourceMean, mean
+from rewards.registry import Evaluation, Grouping, Layout, Metric, PromptMean, Records, SourceMean, mean
 
 METRICS = (
-    Metric("feasible_rate", "mean over samples of graph_feasible"),
-    Metric("optimal_rate", "mean over samples of graph_optimal (GraphArena's accuracy)"),
-    Metric("mean_quality_ratio", "mean over samples of graph_quality (NPG-Muse's capped ratio, 0 unless feasible)"),
+    Metric(
+        "feasible_rate", "mean over prompts of the prompt's mean graph_feasible", units=PromptMean("graph_feasible")
+    ),
+    Metric(
+        "optimal_rate",
+        "mean over prompts of the prompt's mean graph_optimal (GraphArena's accuracy)",
+        units=PromptMean("graph_optimal"),
+    ),
+    Metric(
+        "mean_quality_ratio",
+        "mean over prompts of the prompt's mean graph_quality (NPG-Muse's capped ratio, 0 unless feasible)",
+        units=PromptMean("graph_quality"),
+    ),
     Metric("hallucination_rate", "share of samples parsed but infeasible", lower_is_better=True),
-    Metric("missing_rate", "mean over samples of graph_missing (no answer found)", lower_is_better=True),
+    Metric(
+        "missing_rate",
+        "mean over prompts of the prompt's mean graph_missing (no answer found)",
+        lower_is_better=True,
+        units=PromptMean("graph_missing"),
+    ),
 )
 
 

@@ -17,14 +17,46 @@ from typing import Any
 
 from rewards.instruction_following.ground_truth import parse_canonical
 from rewards.instruction_following.scoring import verdicts
-from rewards.registry import Detail, Evaluation, Metric, Records, mean
+from rewards.registry import Detail, Evaluation, Metric, PromptMean, Records, mean, per_prompt
 from rewards.thinking import SplitResponse
 
+
+class InstructionUnits:
+    """``units`` of instruction-level accuracy: per prompt, the instructions followed and checked over its samples
+    (the official micro average is their ratio of sums)."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def __call__(self, records: Records) -> dict[str, tuple[float, float]]:
+        out = {}
+        for unit, samples in per_prompt(records).items():
+            marks = [item[self.mode] for r in samples for item in r.get("instructions", ())]
+            out[unit] = (float(sum(marks)), float(len(marks)))
+        return out
+
+
 METRICS = (
-    Metric("prompt_level_strict_acc", "mean over samples of if_prompt_strict (every instruction followed)"),
-    Metric("inst_level_strict_acc", "instructions followed strictly / all instructions, over all samples"),
-    Metric("prompt_level_loose_acc", "mean over samples of if_prompt_loose (every instruction followed loosely)"),
-    Metric("inst_level_loose_acc", "instructions followed loosely / all instructions, over all samples"),
+    Metric(
+        "prompt_level_strict_acc",
+        "mean over prompts of the prompt's mean if_prompt_strict (every instruction followed)",
+        units=PromptMean("if_prompt_strict"),
+    ),
+    Metric(
+        "inst_level_strict_acc",
+        "instructions followed strictly / all instructions, over all samples",
+        units=InstructionUnits("strict"),
+    ),
+    Metric(
+        "prompt_level_loose_acc",
+        "mean over prompts of the prompt's mean if_prompt_loose (every instruction followed loosely)",
+        units=PromptMean("if_prompt_loose"),
+    ),
+    Metric(
+        "inst_level_loose_acc",
+        "instructions followed loosely / all instructions, over all samples",
+        units=InstructionUnits("loose"),
+    ),
 )
 
 

@@ -10,17 +10,38 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rewards.registry import Evaluation, Grouping, Layout, Metric, Records, mean, per_prompt
+from rewards.registry import Evaluation, Grouping, Layout, Metric, PromptMean, Records, mean, per_prompt
 
 PARTS = ("both", "output", "stats")
 """What a case can get right: the output and the stats counters together, the output, the stats."""
 
+
+class FunctionUnits:
+    """``units`` of question-level accuracy: one unit per function (``task_id``), its value the product over its
+    cases of the case's mean ``logicif_<part>``; a function's cases are resampled together."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+
+    def __call__(self, records: Records) -> dict[str, tuple[float, float]]:
+        key = f"logicif_{self.part}"
+        functions: dict[str, list[float]] = {}
+        for item_id, samples in per_prompt(records).items():
+            rate = mean(r.get(key, 0.0) for r in samples)
+            functions.setdefault(str(samples[0].get("task_id", item_id)), []).append(rate)
+        return {name: (math.prod(rates), 1.0) for name, rates in functions.items()}
+
+
 METRICS = (
-    *(Metric(f"{part}_acc", f"mean over samples of logicif_{part}") for part in PARTS),
+    *(
+        Metric(f"{part}_acc", f"mean over cases of the case's mean logicif_{part}", units=PromptMean(f"logicif_{part}"))
+        for part in PARTS
+    ),
     *(
         Metric(
             f"question_{part}_acc",
             f"mean over functions of the product over their cases of the case's mean logicif_{part}",
+            units=FunctionUnits(part),
         )
         for part in PARTS
     ),

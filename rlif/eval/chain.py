@@ -1,26 +1,39 @@
-"""Ablation chains: a stage takes settings from the winner of an earlier stage, chosen by a named metric.
+"""Ablation chains: a stage takes settings from the winner of an earlier stage, chosen so that it cannot pick noise.
 
-The NP-graph plan is a chain (best data volume by GraphArena accuracy, then curriculum vs mixed on it, then the
-reward variants on that, then other base models), and so is the IF plan. Picking a winner by hand from a table is
-where chains go wrong, so the choice is a pure function of evaluation results: ``resolve`` ranks the candidate
-runs by the metric (higher wins unless ``rlif.eval.metrics.lower_is_better``), says which run won and by how much,
-and refuses, listing every missing result, while any candidate has not been evaluated on that metric. An exact tie
-goes to the candidate listed first, and the explanation says so.
+The NP-graph plan is a chain (best data volume, then curriculum vs mixed on it, then the reward variants on that,
+then other base models), and so is the IF plan. The choice is a pure function of evaluation results, and a
+margin the evaluation cannot resolve decides nothing:
 
-Results are flat metrics (``metrics.json``'s ``metrics`` from ``python -m rlif.eval score``) per run;
-``latest_results`` reads them from ``<eval root>/<run>/<step>/metrics.json``, the newest step of each run.
+- every candidate is compared at its final step (the run's ``total_training_steps``), never at an intermediate
+  or base-model evaluation; a candidate without an evaluation at that step is refused with the steps it has;
+- seeds of one run (``<run>_s<N>``) form one arm: per prompt, their values are averaged before comparison;
+- the best arm by the criterion (one metric, or a declared weighted sum) is compared with every other arm by a
+  paired bootstrap over the prompts both evaluated (``rlif.eval.intervals``); arms whose 95% interval of the
+  best's lead includes 0 are tied with it, and the tie goes to the first listed of them, which the matrix orders
+  by its stated rule (``tie_rule``). The interval covers prompt sampling only; seed-to-seed variance is covered
+  only by averaging seeds, so arms the decision rests on should have several.
+
+Results are read per candidate from ``<eval root>/<run>/<step>/`` (``metrics.json`` and ``samples.jsonl`` of
+``python -m rlif.eval``); every problem is listed at once.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlif.eval.intervals import LEVEL, composite_difference
 from rlif.eval.metrics import lower_is_better
-from rlif.eval.outputs import METRICS_FILE, read_metrics
+from rlif.eval.outputs import METRICS_FILE, SAMPLES_FILE
+from rlif.eval.units import Units, metric_units
+from rlif.jsonl import read_json_lines
+
+SEED_NAME = re.compile(r"^(?P<base>.+)_s(?P<seed>\d+)$")
+"""A seeded run's name: ``<run>_s<seed>``; its arm is ``<run>``."""
 
 
 @dataclass(frozen=True)
@@ -30,9 +43,11 @@ class Link:
     Attributes:
         stage: the stage whose runs inherit (for messages).
         from_stage: the earlier stage (for messages).
-        candidates: the earlier stage's run names.
-        metric: a flat metric key, e.g. ``graph/optimal_rate`` or ``ifeval/prompt_level_loose_acc``.
+        candidates: the earlier stage's run names, in the matrix's order (the tie rule's order).
+        metric: the criterion in words (a flat key, or the weighted sum).
         settings: names of the settings the winner passes on (the generator copies their values).
+        weights: ``(flat key, weight)`` of the criterion; empty: ``metric`` with weight 1.
+        tie_rule: the rule, in words, that orders ``candidates`` for ties.
     """
 
     stage: str
@@ -40,6 +55,50 @@ class Link:
     candidates: tuple[str, ...]
     metric: str
     settings: tuple[str, ...] = ()
+    weights: tuple[tuple[str, float], ...] = ()
+    tie_rule: str = "the first listed candidate"
+
+    @property
+    def criterion(self) -> tuple[tuple[str, float], ...]:
+        """The weighted metrics; a single lower-is-better metric gets weight -1, so higher always wins."""
+        weights = self.weights or ((self.metric, 1.0),)
+        if len(weights) == 1 and lower_is_better(weights[0][0]):
+            return ((weights[0][0], -abs(weights[0][1])),)
+        return weights
+
+
+@dataclass(frozen=True)
+class CandidateResult:
+    """One candidate's evaluation at its final step.
+
+    Attributes:
+        run: the run.
+        step: the step evaluated.
+        records: its scored samples (``samples.jsonl``).
+    """
+
+    run: str
+    step: int
+    records: Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class ArmRow:
+    """One arm in the decision table.
+
+    Attributes:
+        arm: the run (seeds merged under their base name).
+        runs: the runs averaged.
+        value: the criterion.
+        lead: the best arm's lead over this one (None for the best), in criterion units, and its interval.
+        tied: whether the lead's interval includes 0 (the best is tied with itself).
+    """
+
+    arm: str
+    runs: tuple[str, ...]
+    value: float
+    lead: tuple[float, float, float] | None
+    tied: bool
 
 
 @dataclass(frozen=True)
@@ -48,10 +107,12 @@ class Resolution:
 
     Attributes:
         link: the link resolved.
-        winner: the winning run.
-        ranking: every candidate with its value, best first.
-        margin: the winner's lead over the runner-up (0 on a tie; None with a single candidate).
+        winner: the winning run (the first seed's run of the winning arm).
+        ranking: every arm with its criterion value, best first.
+        margin: the best's lead over the runner-up (None with a single arm).
         inherited: the winner's values of ``link.settings``.
+        rows: the decision table, best first.
+        step: the steps compared, by run.
     """
 
     link: Link
@@ -59,64 +120,139 @@ class Resolution:
     ranking: tuple[tuple[str, float], ...]
     margin: float | None
     inherited: Mapping[str, Any] = field(default_factory=dict)
+    rows: tuple[ArmRow, ...] = ()
+    step: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def tied(self) -> tuple[str, ...]:
+        """The arms tied with the best, the best included, in the listed order."""
+        tied = {row.arm for row in self.rows if row.tied}
+        return tuple(arm for arm in arms(self.link.candidates) if arm in tied)
 
     def explain(self) -> str:
-        """One line for the generator's output: who won, on what, by how much."""
+        """One line for the generator's output and script headers: who won, on what, by which rule."""
         link, (best, value) = self.link, self.ranking[0]
-        direction = "lowest" if lower_is_better(link.metric) else "highest"
-        text = (
-            f"stage {link.stage}: {best} wins stage {link.from_stage} with the {direction} {link.metric} = {value:.4f}"
-        )
+        steps = sorted(set(self.step.values()))
+        at = f" at step {steps[0]}" if len(steps) == 1 else ""
+        arm = _arm_of(self.winner, self.rows)
+        head = f"stage {link.stage}: {arm} wins stage {link.from_stage} by {link.metric}{at}"
         if self.margin is None:
-            return text + " (the only candidate)"
-        runner_up, second = self.ranking[1]
-        if self.margin == 0:
-            return text + f", tied with {runner_up} (the first listed candidate wins a tie)"
-        return text + f", ahead of {runner_up} ({second:.4f}) by {self.margin:.4f}"
+            return head + f" = {value:.4f} (the only candidate)"
+        if len(self.tied) == 1:
+            runner_up, second = self.ranking[1]
+            return (
+                head
+                + f" = {value:.4f}, ahead of {runner_up} ({second:.4f}) by {self.margin:.4f}, outside the "
+                + (f"{LEVEL:.0%} paired interval")
+            )
+        others = ", ".join(a for a in self.tied if a != arm)
+        return (
+            head + f": a tie within the {LEVEL:.0%} paired interval ({best} leads with {value:.4f} by "
+            f"{self.margin:.4f}; tied: {', '.join(self.tied)}), resolved by the rule '{link.tie_rule}': {arm} "
+            f"(over {others})"
+        )
+
+    def table(self) -> list[str]:
+        """The decision table, one line per arm, best first."""
+        width = max(len(row.arm) for row in self.rows)
+        lines = [f"{'arm':<{width}}  seeds  {'value':>7}  {'lead of best':>12}  {LEVEL:.0%} interval        verdict"]
+        for row in self.rows:
+            if row.lead is None:
+                lead, interval, verdict = "", "", "best"
+            else:
+                lead = f"{row.lead[0]:+.4f}"
+                interval = f"[{row.lead[1]:+.4f}, {row.lead[2]:+.4f}]"
+                verdict = "tie" if row.tied else "behind"
+            lines.append(
+                f"{row.arm:<{width}}  {len(row.runs):>5}  {row.value:>7.4f}  {lead:>12}  {interval:<19}  {verdict}"
+            )
+        return lines
+
+
+def _arm_of(run: str, rows: Sequence[ArmRow]) -> str:
+    return next(row.arm for row in rows if run in row.runs)
 
 
 class MissingResultsError(ValueError):
-    """Some candidates have no result for the link's metric; the message lists all of them."""
+    """Some candidates have no usable result at their final step; the message lists all of them."""
+
+
+def arms(candidates: Sequence[str]) -> dict[str, list[str]]:
+    """Candidates grouped into arms: ``<run>_s<N>`` joins ``<run>``; arms in first-listed order."""
+    out: dict[str, list[str]] = {}
+    for run in candidates:
+        match = SEED_NAME.match(run)
+        out.setdefault(match["base"] if match else run, []).append(run)
+    return out
 
 
 def resolve(
     link: Link,
-    results: Mapping[str, Mapping[str, float]],
+    results: Mapping[str, CandidateResult | str],
     settings_of: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    seed: int = 0,
 ) -> Resolution:
-    """Pick the winner of ``link`` from ``results`` (run name -> flat metrics).
-
-    Args:
-        link: the link.
-        results: each evaluated run's flat metrics.
-        settings_of: each candidate's settings, from which the winner's ``link.settings`` are copied.
+    """Pick the winner of ``link`` from ``results`` (run -> its final-step result, or why it has none).
 
     Raises:
         ValueError: the link has no candidates, or the winner lacks one of ``link.settings``.
-        MissingResultsError: a candidate has no results, or none for the metric (all such candidates are listed).
+        MissingResultsError: a candidate has no result at its final step, the candidates' final steps differ, or
+            one has no per-prompt values of a criterion metric (all such candidates are listed).
     """
     if not link.candidates:
         raise ValueError(f"stage {link.stage}: stage {link.from_stage} has no runs to choose from")
-    missing = []
-    values: list[tuple[str, float]] = []
+    problems = [
+        f"{run} ({results.get(run, 'not evaluated')})"
+        for run in link.candidates
+        if not isinstance(results.get(run), CandidateResult)
+    ]
+    units: dict[str, dict[str, Units]] = {}
     for run in link.candidates:
-        metrics = results.get(run)
-        value = None if metrics is None else metrics.get(link.metric)
-        if metrics is None:
-            missing.append(f"{run} (not evaluated)")
-        elif value is None or not math.isfinite(value):
-            missing.append(f"{run} (no {link.metric})")
-        else:
-            values.append((run, float(value)))
-    if missing:
+        result = results.get(run)
+        if not isinstance(result, CandidateResult):
+            continue
+        units[run] = {}
+        for key, _ in link.criterion:
+            try:
+                units[run][key] = metric_units(result.records, key)
+            except ValueError:
+                problems.append(f"{run} (no {key} in its samples at step {result.step})")
+    steps = {run: r.step for run, r in results.items() if isinstance(r, CandidateResult) and run in link.candidates}
+    if not problems and len(set(steps.values())) > 1:
+        problems.append("final steps differ: " + ", ".join(f"{run} at {step}" for run, step in steps.items()))
+    if problems:
         raise MissingResultsError(
             f"stage {link.stage} cannot choose from stage {link.from_stage} by {link.metric}: "
-            f"missing results for {', '.join(missing)}"
+            f"missing results for {', '.join(problems)}"
         )
-    sign = -1.0 if lower_is_better(link.metric) else 1.0
-    ranking = tuple(sorted(values, key=lambda item: -sign * item[1]))  # stable: ties keep the listed order
-    margin = abs(ranking[0][1] - ranking[1][1]) if len(ranking) > 1 else None
-    winner = ranking[0][0]
+    grouped = arms(link.candidates)
+    merged = {
+        arm: {key: _mean_over_seeds([units[r][key] for r in runs]) for key, _ in link.criterion}
+        for arm, runs in grouped.items()
+    }
+    score = {arm: sum(w * _ratio(merged[arm][key]) for key, w in link.criterion) for arm in grouped}
+    order = list(grouped)
+    best = max(order, key=lambda arm: (score[arm], -order.index(arm)))
+    sign = -1.0 if len(link.criterion) == 1 and link.criterion[0][1] < 0 else 1.0
+    value = {arm: sign * score[arm] for arm in grouped}
+    rows = []
+    for arm in order:
+        if arm == best:
+            rows.append(ArmRow(arm, tuple(grouped[arm]), value[arm], None, True))
+            continue
+        components = []
+        for key, weight in link.criterion:
+            shared = sorted(set(merged[best][key]) & set(merged[arm][key]))
+            components.append((weight, _pick(merged[best][key], shared), _pick(merged[arm][key], shared)))
+        iv = composite_difference(components, seed=seed).interval
+        rows.append(ArmRow(arm, tuple(grouped[arm]), value[arm], (iv.value, iv.low, iv.high), iv.low <= 0))
+    rows.sort(key=lambda row: -score[row.arm])
+    tied = [arm for arm in order if next(r for r in rows if r.arm == arm).tied]
+    winner_arm = tied[0]
+    winner = grouped[winner_arm][0]
+    ranking = tuple((row.arm, row.value) for row in rows)
+    margin = rows[1].lead[0] if len(rows) > 1 and rows[1].lead else None
     inherited: dict[str, Any] = {}
     if link.settings:
         own = (settings_of or {}).get(winner, {})
@@ -124,24 +260,43 @@ def resolve(
         if absent:
             raise ValueError(f"stage {link.stage}: the winning run {winner} has no setting {absent[0]!r} to pass on")
         inherited = {name: own[name] for name in link.settings}
-    return Resolution(link, winner, ranking, margin, inherited)
+    return Resolution(link, winner, ranking, margin, inherited, tuple(rows), steps)
 
 
-def latest_results(eval_root: Path, runs: Sequence[str]) -> dict[str, dict[str, float]]:
-    """The flat metrics of each run's newest evaluation under ``eval_root`` (runs never evaluated are left out).
+def _pick(units: Units, shared: Sequence[str]) -> tuple[list[float], list[float]]:
+    return [units[u][0] for u in shared], [units[u][1] for u in shared]
 
-    ``<eval_root>/<run>/<step>/metrics.json`` with the largest numeric step wins; a ``metrics.json`` directly in
-    ``<eval_root>/<run>/`` counts as step -1.
 
-    Raises:
-        ValueError: a results file is not valid JSON or has no ``metrics`` object (names the file).
+def _ratio(units: Units) -> float:
+    total = sum(den for _, den in units.values())
+    return sum(num for num, _ in units.values()) / total if total else math.nan
+
+
+def _mean_over_seeds(per_seed: Sequence[Units]) -> Units:
+    """Per unit that every seed evaluated, the mean of the seeds' numerators and denominators."""
+    shared = set(per_seed[0]).intersection(*per_seed[1:])
+    count = len(per_seed)
+    return {u: (sum(s[u][0] for s in per_seed) / count, sum(s[u][1] for s in per_seed) / count) for u in sorted(shared)}
+
+
+def final_results(eval_root: Path, final_steps: Mapping[str, int]) -> dict[str, CandidateResult | str]:
+    """Each run's evaluation at its final step, or why there is none (the steps it has, a missing samples file).
+
+    Args:
+        eval_root: where ``<run>/<step>/metrics.json`` and ``samples.jsonl`` are.
+        final_steps: run -> its ``total_training_steps``.
     """
-    out = {}
-    for run in runs:
+    out: dict[str, CandidateResult | str] = {}
+    for run, final in final_steps.items():
         directory = Path(eval_root) / run
-        found = [(-1, directory / METRICS_FILE)] if (directory / METRICS_FILE).is_file() else []
-        if directory.is_dir():
-            found += [(int(p.parent.name), p) for p in directory.glob(f"*/{METRICS_FILE}") if p.parent.name.isdigit()]
-        if found:
-            out[run] = read_metrics(max(found)[1])
+        steps = sorted(int(p.parent.name) for p in directory.glob(f"*/{METRICS_FILE}") if p.parent.name.isdigit())
+        if final <= 0:
+            out[run] = "total_training_steps is 0: its final step is unknown, set it to compare the run"
+        elif final not in steps:
+            out[run] = f"no evaluation at its final step {final}; evaluated at {steps}" if steps else "not evaluated"
+        elif not (directory / str(final) / SAMPLES_FILE).is_file():
+            out[run] = f"no {SAMPLES_FILE} at step {final}: the per-prompt values an interval needs"
+        else:
+            records = [record for _, record in read_json_lines(directory / str(final) / SAMPLES_FILE)]
+            out[run] = CandidateResult(run, final, records)
     return out

@@ -8,6 +8,7 @@ Examples::
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out eval/qwen3-1.7b-base/0
     python -m rlif.eval score --responses lm_eval_ifeval.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out eval/qwen3-1.7b/ifeval
+    python -m rlif.eval compare eval/graph_qwen17b_think_6np45000_binary/500 eval/qwen3-1.7b-base/0
 
 ``generate`` samples n responses per prompt with vLLM (``rlif.eval.generation``: resumable, appended to
 ``responses.jsonl``; a verl checkpoint is merged first), then scores them as ``score`` does. ``score`` matches
@@ -15,7 +16,8 @@ each response to its evaluation row (``rlif.eval.responses``), scores it with th
 (``rlif.eval.scoring``) and writes, in ``--out``: ``samples.jsonl`` (one row per sample: prompt id, response,
 every score key), ``metrics.json`` (``rlif.eval.metrics``) and ``metrics.md`` (the same as Markdown tables). A
 user mistake (a missing file, an unmatched response line, a bad reward option, responses of another model in
-``--out``) ends with one line on stderr and exit status 2.
+``--out``) ends with one line on stderr and exit status 2. ``compare`` gives the paired difference of one metric
+between two evaluations over the prompts both scored (``rlif.eval.compare``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from rlif.atomic_files import write_lines_atomic, write_text_atomic
+from rlif.eval.compare import compare, load_evaluation
 from rlif.eval.eval_rows import EvalRow, load_eval_rows
 from rlif.eval.generation import (
     MANIFEST_FILE,
@@ -65,6 +68,11 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--eval-file", type=Path, nargs="+", required=True, help="verl parquet evaluation files")
     score.add_argument("--out", type=Path, required=True, help="output directory")
     _reward_option_argument(score)
+
+    compare = sub.add_parser("compare", help="paired difference of one metric between two evaluations, with a verdict")
+    compare.add_argument("a", type=Path, help="evaluation directory (or its metrics.json) A")
+    compare.add_argument("b", type=Path, help="evaluation directory B")
+    compare.add_argument("--metric", help="flat metric key (default: the family's headline, e.g. graph/optimal_rate)")
 
     gen = sub.add_parser("generate", help="generate n samples per prompt with vLLM, then score them (resumable)")
     gen.add_argument(
@@ -148,7 +156,18 @@ def run_score(responses: Path, eval_files: Sequence[Path], out: Path, options: d
     checked = reward_options(options)
     rows = load_eval_rows(eval_files)
     samples = read_samples(responses, rows)
-    header = {"responses": str(responses), "eval_files": [str(path) for path in eval_files]}
+    answered = {sample.row.item_id for sample in samples}
+    unanswered = sum(row.item_id not in answered for row in rows)
+    if unanswered:
+        _say(
+            f"warning: {unanswered} of {len(rows)} rows of the evaluation files have no response in {responses}; "
+            "the metrics cover the other rows only, so they do not compare with a full evaluation"
+        )
+    header = {
+        "responses": str(responses),
+        "eval_files": [str(path) for path in eval_files],
+        "rows_without_response": unanswered,
+    }
     return write_results(samples, out, checked, header)
 
 
@@ -302,6 +321,10 @@ def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm
     """Entry of ``python -m rlif.eval``; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
+        if args.command == "compare":
+            result = compare(load_evaluation(args.a), load_evaluation(args.b), args.metric)
+            print("\n".join(result.lines))
+            return 0
         if args.command == "generate":
             out, metrics = run_generate(args, engine_factory)
         else:

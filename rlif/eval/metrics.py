@@ -1,8 +1,10 @@
 """Benchmark metrics from scored samples, named as the papers that define them name them.
 
 Input: the per-sample records of ``rlif.eval.scoring`` (or the ``samples.jsonl`` they were written to), grouped by
-``data_source``. With several samples per prompt every rate below is the mean over all samples (each sample counts
-as one answer to its prompt), which equals the paper's definition at one sample per prompt.
+``data_source``. With several samples per prompt a rate is the mean over prompts of each prompt's mean over its
+samples (every prompt weighs the same, whatever its number of samples), which equals the paper's definition at one
+sample per prompt; a metric a family declares with ``units`` is their ratio of sums. The headline metrics, ``acc``
+and pass@k also get a 95% bootstrap interval over prompts (``intervals``; ``rlif.eval.intervals``).
 
 - Every source: ``score`` and ``acc`` means, ``truncated_rate`` (share of samples that hit the generation limit;
   only for generated samples, which record vLLM's ``finish_reason``), and pass@k for every k up to the smallest
@@ -22,14 +24,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rewards.registry import Evaluation, MetricsFn, families, find_family, mean, per_prompt
+from rewards.registry import Evaluation, MetricsFn, TaskFamily, families, find_family, mean, per_prompt
+from rlif.eval.intervals import bootstrap
 from rlif.eval.pass_at_k import mean_pass_at_k
+from rlif.eval.units import GENERIC, metric_units, sample_count
 
 Record = Mapping[str, Any]
 
 LOWER_IS_BETTER = ("think_unclosed_rate", "reward_errors", "truncated_rate")
 """Generic metric names (the part of a flat key after the source, before any group) for which smaller values win;
 each family declares its own (``rewards.registry.Metric.lower_is_better``)."""
+INTERVAL_PASS_AT = (1, 8, 64)
+"""pass@k values that get an interval (those no larger than the smallest sample count)."""
 COUNTS = ("prompts", "samples", "samples_per_prompt")
 """Generic fields of a source's metrics that are counts, not metrics; each family declares its own."""
 UNKNOWN_GROUP = "unknown"
@@ -62,7 +68,56 @@ def compute_metrics(records: Iterable[Record]) -> dict[str, Any]:
         if source_mean is not None and own:
             out[source_mean.key] = _mean_over_sources(family.evaluation, source_mean.count, own)
     out["metrics"] = flatten(out)
+    out["intervals"] = intervals(by_source, out["metrics"])
     return out
+
+
+def interval_keys(sources: Mapping[str, Sequence[Record]]) -> list[str]:
+    """The flat keys that get an interval: each source's ``acc``, its family's headline and pass@k for k in
+    ``INTERVAL_PASS_AT`` (up to its smallest sample count), and the headline of each family's mean over sources."""
+    keys = []
+    for source, records in sorted(sources.items()):
+        family = find_family(source)
+        headline = None if family is None else family.evaluation.headline
+        smallest = min(len(samples) for samples in per_prompt(records).values())
+        names = [headline] if headline else []
+        names += ["acc", *(f"pass@{k}" for k in INTERVAL_PASS_AT if k <= smallest)]
+        keys += [f"{source}/{name}" for name in dict.fromkeys(names)]
+    for family in families():
+        mean_of = family.evaluation.source_mean
+        if mean_of is not None and family.evaluation.headline and any(find_family(s) is family for s in sources):
+            keys.append(f"{mean_of.prefix}/{family.evaluation.headline}")
+    return keys
+
+
+def intervals(sources: Mapping[str, Sequence[Record]], flat: Mapping[str, float]) -> dict[str, dict[str, Any]]:
+    """``{flat key: {value, low, high, n, level, prompts, samples}}``: the 95% bootstrap interval over units
+    (``rlif.eval.intervals``) of every key of ``interval_keys`` that ``flat`` holds; ``n`` counts the units
+    (prompts, or LogicIF functions)."""
+    records = [record for items in sources.values() for record in items]
+    out = {}
+    for key in interval_keys(sources):
+        if key not in flat:
+            continue
+        units = metric_units(records, key)
+        nums, dens = zip(*units.values(), strict=True)
+        interval = bootstrap(nums, dens)
+        out[key] = {
+            **interval.as_dict(),
+            "prompts": _prompt_count(records, key),
+            "samples": sample_count(records, key),
+        }
+    return out
+
+
+def _prompt_count(records: Sequence[Record], key: str) -> int:
+    sources = {r["data_source"] for r in records}
+    own = [s for s in sources if key.startswith(s + "/")]
+    if own:
+        source = max(own, key=len)
+        return len({r["id"] for r in records if r["data_source"] == source})
+    prefix = key.split("/", maxsplit=1)[0]
+    return len({(r["data_source"], r["id"]) for r in records if r["data_source"].startswith(prefix + "/")})
 
 
 def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
@@ -81,12 +136,35 @@ def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
     }
     if any("finish_reason" in r for r in records):
         out["truncated_rate"] = mean(float(r.get("finish_reason") == "length") for r in records)
+    out.update(_per_prompt_values(None, records))
     family = find_family(source)
     if family is not None:
         evaluation = family.evaluation
-        out.update(evaluation.compute(records))
+        out.update(family_block(family, records))
         for grouping in evaluation.groupings:
-            out[grouping.key] = _by_group(records, grouping.field, evaluation.compute)
+            out[grouping.key] = _by_group(records, grouping.field, lambda items: family_block(family, items))
+    return out
+
+
+def family_block(family: TaskFamily, records: Sequence[Record]) -> dict[str, Any]:
+    """The family's block of metrics, each metric with declared units replaced by its ratio over units, so that
+    prompts weigh equally whatever their number of samples (equal counts give the same value)."""
+    block = family.evaluation.compute(records)
+    block.update(_per_prompt_values(family, records))
+    return block
+
+
+def _per_prompt_values(family: TaskFamily | None, records: Sequence[Record]) -> dict[str, float]:
+    declared = (
+        {"acc": GENERIC["acc"], "score": GENERIC["score"]}
+        if family is None
+        else {m.name: m.units for m in family.evaluation.metrics if m.units is not None}
+    )
+    out = {}
+    for name, units_of in declared.items():
+        units = units_of(records)  # type: ignore[misc]
+        total = sum(den for _, den in units.values())
+        out[name] = sum(num for num, _ in units.values()) / total if total else float("nan")
     return out
 
 

@@ -69,6 +69,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluation results (<run>/<step>/metrics.json) that resolve the ablation chain (default: eval/)",
     )
     parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="STAGE",
+        help="accept the printed decision table of a sign-off stage (recorded in recipe/decisions/STAGE.json)",
+    )
+    parser.add_argument(
+        "--decisions",
+        type=Path,
+        help="where accepted decision tables are recorded (default: decisions/ beside --matrix)",
+    )
+    parser.add_argument(
         "--submit",
         action="store_true",
         help="sbatch each training script, then its evaluation script with --dependency=afterok on it",
@@ -215,7 +227,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     chain_notes: dict[str, str] = {}
     if not args.cpu_mode:
         try:
-            outcome = resolve_selection(matrix, runs, args.eval_root, explicit=bool(args.runs or args.stage))
+            outcome = resolve_selection(
+                matrix,
+                runs,
+                args.eval_root,
+                explicit=bool(args.runs or args.stage),
+                decisions=args.decisions or Path(args.matrix).parent / "decisions",
+                accept=args.accept,
+            )
         except ChainRefusedError as err:
             for line in str(err).splitlines():
                 console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
@@ -229,10 +248,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as err:
             console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
             return 1
-        for line in outcome.resolved:
-            console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
-        for line in outcome.skipped:
-            console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
+        for text in [*outcome.resolved, *outcome.skipped]:
+            for line in text.splitlines():
+                console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
+        for path in outcome.accepted:
+            console.print(f"chain: accepted decision recorded in {path}", highlight=False, markup=False)
         runs, chain_notes = outcome.runs, outcome.notes
     try:
         site = site_from_env(args.env_file, args.partition, args.account, args.nodes, args.gpu_memory_gb)

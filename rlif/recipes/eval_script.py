@@ -2,7 +2,7 @@
 
 The script evaluates the run's newest complete checkpoint (or a given step; step 0 is the initial model) on the
 run's evaluation files with its validation sampling, n samples per prompt, and writes ``eval/<run>/<step>/``, where
-the report and the ablation chain (``rlif.eval.chain.latest_results``) read it. It asks only for the GPUs its
+the report and the ablation chain (``rlif.eval.chain.final_results``) read it. It asks only for the GPUs its
 tensor-parallel group needs: a model that fits one GPU evaluates on one GPU, leaving the rest of the node to others.
 
 Tensor parallelism follows vLLM's constraints and memory: the attention heads must divide by TP (vLLM refuses the

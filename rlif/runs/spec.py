@@ -261,18 +261,28 @@ class WinnerSpec:
 
     Attributes:
         stages: the earlier stages whose runs compete (all must come before this run in the matrix).
-        metric: a flat metric key of ``metrics.json`` (``graph/optimal_rate``, ``ifeval/prompt_level_loose_acc``).
+        metric: the criterion in words: a flat metric key of ``metrics.json`` (``graph/optimal_rate``), or a
+            weighted sum of several (``0.7 graph/optimal_rate + 0.3 ifeval/prompt_level_strict_acc``) that balances
+            in-task and cross-domain results. Select on validation files; test files are reported, never chosen on.
         take: dotted matrix keys whose values the winner passes on (``train_files``, ``sampler``,
             ``reward.kwargs.graph_reward``); the run itself must not set them.
+        weights: ``(flat metric key, weight)`` of the criterion; one key of weight 1 for a single metric.
+        tie_rule: in words, which of the candidates tied within the paired interval wins: the first listed in the
+            matrix, so the matrix lists them in the order of the rule (e.g. ``smaller volume, then mixed``).
+        sign_off: the generator stops at this link until a person accepts its decision table (``--accept``).
     """
 
     stages: tuple[str, ...]
     metric: str
     take: tuple[str, ...]
+    weights: tuple[tuple[str, float], ...] = ()
+    tie_rule: str = "the first listed candidate"
+    sign_off: bool = False
 
     def describe(self) -> str:
         """``take <keys> from the winner of <stages> by <metric>`` (for listings and script headers)."""
-        return f"take {', '.join(self.take)} from the winner of {' + '.join(self.stages)} by {self.metric}"
+        text = f"take {', '.join(self.take)} from the winner of {' + '.join(self.stages)} by {self.metric}"
+        return text + (" (sign-off)" if self.sign_off else "")
 
 
 TAKE_FORBIDDEN = frozenset({"name", "stage", "description", "cpu_mode", "from_winner"})
@@ -338,15 +348,16 @@ class RunSpec:
 
 
 def parse_winner(raw: Any, where: str) -> WinnerSpec:
-    """Read a ``from_winner`` mapping: ``{stage: S or [S, ...], metric: M, take: [key, ...]}``.
+    """Read a ``from_winner`` mapping: ``{stage: S or [S, ...], metric: M or {M: weight, ...}, take: [key, ...]}``
+    with optional ``tie_rule`` (words) and ``sign_off`` (bool).
 
     Raises:
         ValueError: a missing or unknown key, a wrong type, or a ``take`` key that is no setting of a run.
     """
     if not isinstance(raw, Mapping):
         raise ValueError(f"{where}: from_winner must be a mapping {{stage, metric, take}}, got {raw!r}")
-    allowed = {"stage", "metric", "take"}
-    unknown, missing = sorted(set(raw) - allowed), sorted(allowed - set(raw))
+    required = {"stage", "metric", "take"}
+    unknown, missing = sorted(set(raw) - required - {"tie_rule", "sign_off"}), sorted(required - set(raw))
     if unknown or missing:
         problem = f"unknown key(s) {unknown}" if unknown else f"missing key(s) {missing}"
         raise ValueError(f"{where}: from_winner: {problem}; expected stage, metric, take")
@@ -357,10 +368,27 @@ def parse_winner(raw: Any, where: str) -> WinnerSpec:
     if len(set(stages)) != len(stages):
         raise ValueError(f"{where}: from_winner.stage names a stage twice: {stages}")
     metric = raw["metric"]
-    if not isinstance(metric, str) or not metric.strip() or metric != metric.strip():
-        raise ValueError(
-            f"{where}: from_winner.metric must be a flat metric key such as graph/optimal_rate, got {metric!r}"
-        )
+    parts = metric if isinstance(metric, Mapping) else {metric: 1.0}
+    for key, weight in parts.items():
+        if not isinstance(key, str) or not key.strip() or key != key.strip():
+            raise ValueError(
+                f"{where}: from_winner.metric must be a flat metric key such as graph/optimal_rate, or a mapping "
+                f"of such keys to weights, got {metric!r}"
+            )
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight == 0:
+            raise ValueError(
+                f"{where}: from_winner.metric: weight of {key!r} must be a non-zero number, got {weight!r}"
+            )
+    if not parts:
+        raise ValueError(f"{where}: from_winner.metric: an empty mapping names no metric")
+    weights = tuple((key, float(weight)) for key, weight in parts.items())
+    text = metric if isinstance(metric, str) else " + ".join(f"{w:g} {k}" for k, w in weights)
+    tie_rule = raw.get("tie_rule", "the first listed candidate")
+    if not isinstance(tie_rule, str) or not tie_rule.strip():
+        raise ValueError(f"{where}: from_winner.tie_rule must be the rule in words, got {tie_rule!r}")
+    sign_off = raw.get("sign_off", False)
+    if not isinstance(sign_off, bool):
+        raise ValueError(f"{where}: from_winner.sign_off must be true or false, got {sign_off!r}")
     take = raw["take"]
     if not isinstance(take, list) or not take or not all(isinstance(k, str) and k for k in take):
         raise ValueError(f"{where}: from_winner.take must be a non-empty list of setting names, got {take!r}")
@@ -368,7 +396,7 @@ def parse_winner(raw: Any, where: str) -> WinnerSpec:
         problem = setting_problem(key)
         if problem:
             raise ValueError(f"{where}: from_winner.take: {key!r} {problem}")
-    return WinnerSpec(stages=tuple(stages), metric=metric, take=tuple(take))
+    return WinnerSpec(tuple(stages), text, tuple(take), weights, tie_rule.strip(), sign_off)
 
 
 def setting_problem(key: str) -> str:

@@ -1,79 +1,112 @@
-"""Ablation chain resolution on synthetic results: winner, margin, direction, ties, refusals, inherited settings."""
+"""Ablation chain resolution on synthetic evaluations: a clear margin wins, a within-noise margin is a tie broken by
+the stated rule, seeds are averaged, lower-is-better metrics, a composite criterion, and refusals of base-model,
+mixed and missing steps."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from synthetic_evals import graph_records, write_evaluation
 
-from rlif.eval.chain import Link, MissingResultsError, latest_results, resolve
+from rlif.eval.chain import CandidateResult, Link, MissingResultsError, final_results, resolve
 
 VOLUMES = ("graph_v45k", "graph_v60k", "graph_v90k")
-RESULTS = {
-    "graph_v45k": {"graph/optimal_rate": 0.31, "graph/hallucination_rate": 0.20},
-    "graph_v60k": {"graph/optimal_rate": 0.35, "graph/hallucination_rate": 0.12},
-    "graph_v90k": {"graph/optimal_rate": 0.342, "graph/hallucination_rate": 0.15},
-}
-SETTINGS = {run: {"train_files": f"verl_data/graph/{run}.parquet", "lr": 1e-6} for run in VOLUMES}
+SETTINGS = {run: {"train_files": f"verl_data/graph/{run}.parquet"} for run in VOLUMES}
 
 
-def test_the_best_run_wins_and_passes_on_its_settings() -> None:
-    link = Link("reward_variants", "volume", VOLUMES, "graph/optimal_rate", ("train_files",))
-    resolution = resolve(link, RESULTS, SETTINGS)
-    assert resolution.winner == "graph_v60k"
-    assert [run for run, _ in resolution.ranking] == ["graph_v60k", "graph_v90k", "graph_v45k"]
-    assert resolution.margin == pytest.approx(0.008)
+def results(rates: dict[str, float], step: int = 500, prompts: int = 600) -> dict[str, CandidateResult]:
+    return {
+        run: CandidateResult(run, step, graph_records(rate, prompts=prompts, seed=index + 10))
+        for index, (run, rate) in enumerate(rates.items())
+    }
+
+
+def link(**kwargs) -> Link:
+    return Link("graph_sampling", "graph_volume", VOLUMES, "graph/optimal_rate", ("train_files",), **kwargs)
+
+
+def test_a_clear_margin_wins_and_passes_on_its_settings() -> None:
+    resolution = resolve(link(), results({"graph_v45k": 0.30, "graph_v60k": 0.45, "graph_v90k": 0.32}), SETTINGS)
+    assert resolution.winner == "graph_v60k" and resolution.tied == ("graph_v60k",)
     assert resolution.inherited == {"train_files": "verl_data/graph/graph_v60k.parquet"}
-    assert resolution.explain() == (
-        "stage reward_variants: graph_v60k wins stage volume with the highest graph/optimal_rate = 0.3500, "
-        "ahead of graph_v90k (0.3420) by 0.0080"
+    line = resolution.explain()
+    assert line.startswith("stage graph_sampling: graph_v60k wins stage graph_volume by graph/optimal_rate at step 500")
+    assert "outside the 95% paired interval" in line
+    assert resolution.rows[0].arm == "graph_v60k"
+    assert "behind" in "\n".join(resolution.table())
+
+
+def test_a_within_noise_margin_is_a_tie_broken_by_the_stated_rule() -> None:
+    rule = "smaller volume, then mixed, then binary"
+    resolution = resolve(
+        link(tie_rule=rule), results({"graph_v45k": 0.40, "graph_v60k": 0.40, "graph_v90k": 0.40}), SETTINGS
     )
+    assert len(resolution.tied) >= 2
+    assert resolution.winner == resolution.tied[0] == next(run for run in VOLUMES if run in resolution.tied)
+    assert "a tie within the 95% paired interval" in resolution.explain()
+    assert f"resolved by the rule '{rule}': {resolution.winner}" in resolution.explain()
+
+
+def test_seeds_of_one_run_are_averaged_into_one_arm() -> None:
+    runs = ("graph_a_s1", "graph_a_s2", "graph_b_s1", "graph_b_s2")
+    rates = {"graph_a_s1": 0.30, "graph_a_s2": 0.34, "graph_b_s1": 0.50, "graph_b_s2": 0.46}
+    resolution = resolve(Link("next", "prev", runs, "graph/optimal_rate"), results(rates))
+    assert [row.arm for row in resolution.rows] == ["graph_b", "graph_a"]
+    assert resolution.rows[0].runs == ("graph_b_s1", "graph_b_s2") and resolution.winner == "graph_b_s1"
 
 
 def test_failure_rates_are_won_by_the_lowest_value() -> None:
-    resolution = resolve(Link("next", "volume", VOLUMES, "graph/hallucination_rate"), RESULTS)
-    assert resolution.winner == "graph_v60k" and resolution.margin == pytest.approx(0.03)
-    assert "with the lowest graph/hallucination_rate" in resolution.explain()
+    found = results({"graph_v45k": 0.3, "graph_v60k": 0.6, "graph_v90k": 0.3})
+    for result in found.values():  # missing answers where not optimal
+        for record in result.records:
+            record["graph_missing"] = 1.0 - record["graph_optimal"]
+    resolution = resolve(Link("next", "volume", VOLUMES, "graph/missing_rate"), found)
+    assert resolution.rows[0].arm == "graph_v60k" and resolution.winner == "graph_v60k"
 
 
-def test_a_tie_goes_to_the_first_listed_candidate_and_says_so() -> None:
-    results = {"a": {"m/acc": 0.5}, "b": {"m/acc": 0.5}}
-    resolution = resolve(Link("s2", "s1", ("b", "a"), "m/acc"), results)
-    assert resolution.winner == "b" and resolution.margin == 0
-    assert resolution.explain().endswith("tied with a (the first listed candidate wins a tie)")
-    single = resolve(Link("s2", "s1", ("a",), "m/acc"), results)
-    assert single.margin is None and single.explain().endswith("(the only candidate)")
+def test_a_composite_criterion_weighs_its_metrics() -> None:
+    found = results({"graph_v45k": 0.3, "graph_v60k": 0.6, "graph_v90k": 0.3})
+    for result in found.values():
+        for record in result.records:
+            record["graph_quality"] = 1.0 if result.run == "graph_v90k" else 0.0
+    weights = (("graph/optimal_rate", 0.2), ("graph/mean_quality_ratio", 0.8))
+    resolution = resolve(link(weights=weights), found, SETTINGS)
+    assert resolution.winner == "graph_v90k"
+    assert resolution.rows[0].value == pytest.approx(0.2 * resolution_value(found["graph_v90k"]) + 0.8)
 
 
-def test_missing_results_are_all_listed() -> None:
-    results = {"graph_v45k": RESULTS["graph_v45k"], "graph_v90k": {"graph/feasible_rate": 0.9}}
-    with pytest.raises(MissingResultsError) as error:
-        resolve(Link("reward_variants", "volume", VOLUMES, "graph/optimal_rate"), results)
-    assert str(error.value) == (
-        "stage reward_variants cannot choose from stage volume by graph/optimal_rate: missing results for "
-        "graph_v60k (not evaluated), graph_v90k (no graph/optimal_rate)"
-    )
+def resolution_value(result: CandidateResult) -> float:
+    return sum(r["graph_optimal"] for r in result.records) / len(result.records)
+
+
+def test_missing_and_mixed_steps_are_refused_with_the_list(tmp_path: Path) -> None:
+    write_evaluation(tmp_path / "graph_v45k" / "500", graph_records(0.35, prompts=40))
+    write_evaluation(tmp_path / "graph_v60k" / "0", graph_records(0.36, prompts=40))
+    write_evaluation(tmp_path / "graph_v90k" / "0", graph_records(0.36, prompts=40))
+    write_evaluation(tmp_path / "graph_v90k" / "250", graph_records(0.36, prompts=40))
+    found = final_results(tmp_path, dict.fromkeys(VOLUMES, 500))
+    with pytest.raises(MissingResultsError) as caught:
+        resolve(link(), found, SETTINGS)
+    message = str(caught.value)
+    assert "graph_v60k (no evaluation at its final step 500; evaluated at [0])" in message
+    assert "graph_v90k (no evaluation at its final step 500; evaluated at [0, 250])" in message
+    mixed = {**results({"graph_v45k": 0.3, "graph_v60k": 0.3}), **results({"graph_v90k": 0.3}, step=400)}
+    with pytest.raises(MissingResultsError, match=r"final steps differ: graph_v45k at 500, .* graph_v90k at 400"):
+        resolve(link(), mixed, SETTINGS)
+
+
+def test_a_base_model_step_never_competes(tmp_path: Path) -> None:
+    # The issue's case: v90000 has only a base-model evaluation, which used to win with the newest step.
+    write_evaluation(tmp_path / "graph_v45k" / "500", graph_records(0.35, prompts=40))
+    write_evaluation(tmp_path / "graph_v60k" / "500", graph_records(0.349, prompts=40))
+    write_evaluation(tmp_path / "graph_v90k" / "0", graph_records(0.36, prompts=40))
+    with pytest.raises(
+        MissingResultsError, match=r"graph_v90k \(no evaluation at its final step 500; evaluated at \[0\]\)"
+    ):
+        resolve(link(), final_results(tmp_path, dict.fromkeys(VOLUMES, 500)), SETTINGS)
+
+
+def test_no_candidates_is_an_error() -> None:
     with pytest.raises(ValueError, match="has no runs to choose from"):
-        resolve(Link("s2", "s1", (), "m/acc"), results)
-    with pytest.raises(ValueError, match="the winning run graph_v60k has no setting 'model'"):
-        resolve(Link("s2", "volume", VOLUMES, "graph/optimal_rate", ("model",)), RESULTS, SETTINGS)
-
-
-def test_latest_results_read_the_newest_step_of_each_run(tmp_path: Path) -> None:
-    def write(run: str, step: str, value: float) -> None:
-        directory = tmp_path / run / step
-        directory.mkdir(parents=True)
-        (directory / "metrics.json").write_text(json.dumps({"metrics": {"graph/optimal_rate": value, "x": None}}))
-
-    write("graph_v45k", "100", 0.2)
-    write("graph_v45k", "350", 0.31)
-    write("graph_v60k", "90", 0.4)
-    results = latest_results(tmp_path, VOLUMES)
-    assert results == {"graph_v45k": {"graph/optimal_rate": 0.31}, "graph_v60k": {"graph/optimal_rate": 0.4}}
-    with pytest.raises(MissingResultsError, match=r"graph_v90k \(not evaluated\)"):
-        resolve(Link("s", "volume", VOLUMES, "graph/optimal_rate"), results)
-    (tmp_path / "graph_v90k" / "7").mkdir(parents=True)
-    (tmp_path / "graph_v90k" / "7" / "metrics.json").write_text("{broken")
-    with pytest.raises(ValueError, match=r"graph_v90k/7/metrics.json: not valid JSON"):
-        latest_results(tmp_path, VOLUMES)
+        resolve(Link("next", "volume", (), "graph/optimal_rate"), {})

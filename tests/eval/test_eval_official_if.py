@@ -71,7 +71,7 @@ def test_ifeval_official_aggregates_with_several_samples_per_prompt(tmp_path: Pa
     )
     ours = metrics["sources"]["ifeval"]
     assert ours["prompts"] == len(rows) and ours["samples"] == len(responses)
-    assert {name: ours[name] for name in official} == official
+    assert {name: ours[name] for name in official} == pytest.approx(official)  # a mean of equal-size prompt means
     assert ours["pass@k"]["1"] == pytest.approx(official["prompt_level_strict_acc"])
 
 

@@ -1,13 +1,16 @@
-"""The ablation chain through the generator: winners from synthetic eval/<run>/<step>/metrics.json trees, the margin
-line, skipped and refused stages while results are missing, and from_winner syntax errors."""
+"""The ablation chain through the generator: winners from synthetic eval/<run>/<step>/ evaluations, the decision
+table, ties inside the paired interval, sign-off, skipped and refused stages while results are missing, and
+from_winner syntax errors."""
 
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import pytest
 from run_matrices import with_shipped_defaults
+from synthetic_evals import graph_records, write_evaluation
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
@@ -23,12 +26,8 @@ REWARDS = [
 COMMON = ["--skip-verl-check", "--skip-preflight"]
 
 
-def write_result(root: Path, run: str, step: int, value: float) -> None:
-    directory = root / run / str(step)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "metrics.json").write_text(
-        json.dumps({"metrics": {"graph/optimal_rate": value, "graph/feasible_rate": 0.9}}), encoding="utf-8"
-    )
+def write_result(root: Path, run: str, step: int, value: float, seed: int = 0) -> None:
+    write_evaluation(root / run / str(step), graph_records(value, seed=seed + zlib.crc32(run.encode())))
 
 
 def generate(tmp_path: Path, eval_root: Path, *selection: str) -> tuple[int, Path]:
@@ -40,23 +39,76 @@ def generate(tmp_path: Path, eval_root: Path, *selection: str) -> tuple[int, Pat
 def test_the_best_volume_feeds_the_sampling_stage(tmp_path, capsys):
     eval_root = tmp_path / "eval"
     write_result(eval_root, V45, 500, 0.31)
-    write_result(eval_root, V60, 100, 0.50)  # an older step of the 60000 run is better ...
-    write_result(eval_root, V60, 500, 0.35)  # ... but its newest evaluation counts
-    write_result(eval_root, V90, 500, 0.342)
+    write_result(eval_root, V60, 100, 0.60)  # an intermediate step of the 60000 run is better ...
+    write_result(eval_root, V60, 500, 0.45)  # ... but its final step counts
+    write_result(eval_root, V90, 500, 0.33)
     code, out = generate(tmp_path, eval_root, "--stage", "graph_sampling")
     assert code == 0
-    line = (
-        f"stage graph_sampling: {V60} wins stage graph_volume with the highest graph/optimal_rate = 0.3500, "
-        f"ahead of {V90} (0.3420) by 0.0080"
+    text = capsys.readouterr().out
+    print(text)
+    line = next(line for line in text.splitlines() if line.startswith("chain: stage graph_sampling: "))[7:]
+    assert line.startswith(
+        f"stage graph_sampling: {V60} wins stage graph_volume by graph/optimal_rate at step 500 = 0.4"
     )
-    assert f"chain: {line}" in capsys.readouterr().out
+    assert "outside the 95% paired interval" in line
+    assert "chain: arm" in text and "behind" in text
     for name in (CURRICULUM, STAGED):
-        text = (out / f"{name}.sh").read_text(encoding="utf-8")
-        assert f"# Settings from the ablation chain: {line}\n" in text
-        assert "\nTRAIN_DATA=(verl_data/graph/6np_60000/train_mixed.parquet)\n" in text
-        assert "6np_45000/train_mixed" not in text
+        script = (out / f"{name}.sh").read_text(encoding="utf-8")
+        assert f"# Settings from the ablation chain: {line}\n" in script
+        assert "\nTRAIN_DATA=(verl_data/graph/6np_60000/train_mixed.parquet)\n" in script
+        assert "6np_45000/train_mixed" not in script
         assert (out / "eval" / f"{name}.sh").is_file()
     assert sorted(p.name for p in out.glob("*.sh")) == [f"{CURRICULUM}.sh", f"{STAGED}.sh"]
+
+
+def test_a_within_noise_margin_goes_to_the_stated_rule(tmp_path, capsys):
+    eval_root = tmp_path / "eval"
+    write_result(eval_root, V45, 500, 0.350)
+    write_result(eval_root, V60, 500, 0.352)
+    write_result(eval_root, V90, 500, 0.358)
+    code, out = generate(tmp_path, eval_root, "--stage", "graph_sampling")
+    assert code == 0
+    text = capsys.readouterr().out
+    print(text)
+    assert "a tie within the 95% paired interval" in text
+    assert f"resolved by the rule 'smaller volume': {V45}" in text
+    assert "6np_45000/train_mixed.parquet" in (out / f"{CURRICULUM}.sh").read_text(encoding="utf-8")
+
+
+def test_a_base_model_step_is_refused(tmp_path, capsys):
+    eval_root = tmp_path / "eval"
+    write_result(eval_root, V45, 500, 0.350)
+    write_result(eval_root, V60, 500, 0.349)
+    write_result(eval_root, V90, 0, 0.360)
+    code, _ = generate(tmp_path, eval_root, "--stage", "graph_sampling")
+    assert code == 1
+    assert f"{V90} (no evaluation at its final step 500; evaluated at [0])" in capsys.readouterr().out
+
+
+def test_a_sign_off_stage_waits_for_accept(tmp_path, capsys):
+    matrix = tmp_path / "recipe" / "m.yaml"
+    matrix.parent.mkdir()
+    matrix.write_text(
+        with_shipped_defaults(
+            BASE + "  - {name: b, stage: s1, description: d, train_files: [y.parquet]}\n"
+            "  - name: c\n    stage: s2\n    description: d\n"
+            "    from_winner: {stage: s1, metric: graph/optimal_rate, take: [train_files], sign_off: true}\n"
+        ),
+        encoding="utf-8",
+    )
+    eval_root = tmp_path / "eval"
+    write_result(eval_root, "a", 500, 0.30)
+    write_result(eval_root, "b", 500, 0.45)
+    args = ["--matrix", str(matrix), *COMMON, "--out", str(tmp_path / "o"), "--eval-root", str(eval_root)]
+    assert main([*args, "--run", "c"]) == 1
+    text = capsys.readouterr().out
+    assert "stage s2 waits for sign-off of its decision table" in text and "--accept s2" in text
+    assert main([*args, "--run", "c", "--accept", "s2"]) == 0
+    record = json.loads((tmp_path / "recipe" / "decisions" / "s2.json").read_text(encoding="utf-8"))
+    assert len(record["sha256"]) == 64 and any("b wins stage s1" in line for line in record["table"])
+    assert main([*args, "--run", "c"]) == 0  # accepted and unchanged
+    write_result(eval_root, "a", 500, 0.60)  # new results change the table: it waits again
+    assert main([*args, "--run", "c"]) == 1
 
 
 def test_missing_results_refuse_a_named_stage(tmp_path, capsys):
@@ -69,7 +121,8 @@ def test_missing_results_refuse_a_named_stage(tmp_path, capsys):
     text = capsys.readouterr().out
     assert (
         "error: stage graph_sampling cannot choose from stage graph_volume by graph/optimal_rate: missing results "
-        f"for {V60} (not evaluated), {V90} (no graph/optimal_rate)\n"
+        f"for {V60} (not evaluated), {V90} (no samples.jsonl at step 500: the per-prompt values an interval "
+        "needs)\n"
     ) in text
     assert "evaluate those runs first" in text
 
@@ -100,17 +153,20 @@ def test_default_generation_skips_waiting_stages_and_writes_the_rest(tmp_path, c
 
 def test_the_whole_chain_resolves_in_order(tmp_path, capsys):
     eval_root = tmp_path / "eval"
-    for run, value in ((V45, 0.30), (V60, 0.40), (V90, 0.20), (CURRICULUM, 0.45), (STAGED, 0.41)):
+    for run, value in ((V45, 0.30), (V60, 0.40), (V90, 0.20), (CURRICULUM, 0.50), (STAGED, 0.41)):
         write_result(eval_root, run, 500, value)
-    for run, value in zip(REWARDS, (0.44, 0.47, 0.43, 0.40), strict=True):
+    for run, value in zip(REWARDS, (0.44, 0.62, 0.43, 0.40), strict=True):
         write_result(eval_root, run, 500, value)
     code, out = generate(tmp_path, eval_root, "--stage", "graph_base")
-    assert code == 0
+    assert code == 1  # graph_base waits for sign-off
+    assert "stage graph_base waits for sign-off" in capsys.readouterr().out
+    decisions = tmp_path / "decisions"
+    code, out = generate(
+        tmp_path, eval_root, "--stage", "graph_base", "--accept", "graph_base", "--decisions", str(decisions)
+    )
+    assert code == 0 and (decisions / "graph_base.json").is_file()
     text = capsys.readouterr().out
-    assert (
-        f"chain: stage graph_base: {REWARDS[1]} wins stage graph_volume + graph_sampling + graph_reward with the "
-        f"highest graph/optimal_rate = 0.4700, ahead of {CURRICULUM} (0.4500) by 0.0200"
-    ) in text
+    assert f"chain: stage graph_base: {REWARDS[1]} wins stage graph_volume + graph_sampling + graph_reward" in text
     script = (out / "graph_qwen8b_think_best.sh").read_text(encoding="utf-8")
     # the winner's data (the 60000 volume through the curriculum run), sampler and reward
     assert "6np_60000/train_mixed.parquet" in script
@@ -191,13 +247,12 @@ def test_a_winner_without_the_setting_is_an_error(tmp_path, capsys):
     matrix.write_text(
         with_shipped_defaults(
             BASE + "  - name: b\n    stage: s2\n    description: d\n"
-            "    from_winner: {stage: s1, metric: m/acc, take: [reward.kwargs.graph_reward]}\n",
+            "    from_winner: {stage: s1, metric: graph/optimal_rate, take: [reward.kwargs.graph_reward]}\n",
         ),
         encoding="utf-8",
     )
     eval_root = tmp_path / "eval"
-    eval_root.joinpath("a", "1").mkdir(parents=True)
-    eval_root.joinpath("a", "1", "metrics.json").write_text('{"metrics": {"m/acc": 0.5}}', encoding="utf-8")
+    write_result(eval_root, "a", 500, 0.5)
     code = main(["--matrix", str(matrix), *COMMON, "--out", str(tmp_path / "o"), "--eval-root", str(eval_root)])
     assert code == 1
     assert "error: stage s2: the winning run a has no setting 'reward.kwargs.graph_reward' to pass on" in (
