@@ -21,6 +21,7 @@ ABILITIES = {
     "logicif": "logic_instruction_following",
     "graph": "graph_reasoning",
     "math": "math",
+    "math_choice": "math",
 }
 
 
@@ -99,7 +100,9 @@ def test_math_ground_truth_normalises_to_json() -> None:
 def test_unknown_source_or_family_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown data_source 'ifevl'; known sources: .*ifeval"):
         rewards.normalize_ground_truth("ifevl", "{}", where="w")
-    with pytest.raises(ValueError, match="unknown task family 'graphs'; known families: graph, if, logicif, math"):
+    with pytest.raises(
+        ValueError, match="unknown task family 'graphs'; known families: graph, if, logicif, math, math_choice"
+    ):
         rewards.family_named("graphs")
 
 
