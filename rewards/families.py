@@ -4,4 +4,5 @@ import rewards.graph
 import rewards.grapharena
 import rewards.instruction_following
 import rewards.logicif
-import rewards.math_answers  # noqa: F401
+import rewards.math_answers
+import rewards.math_choice  # noqa: F401

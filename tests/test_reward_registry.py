@@ -22,6 +22,7 @@ ABILITIES = {
     "graph": "graph_reasoning",
     "grapharena": "graph_reasoning",
     "math": "math",
+    "math_choice": "math",
 }
 
 
@@ -100,7 +101,7 @@ def test_math_ground_truth_normalises_to_json() -> None:
 def test_unknown_source_or_family_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown data_source 'ifevl'; known sources: .*ifeval"):
         rewards.normalize_ground_truth("ifevl", "{}", where="w")
-    known = "graph, grapharena, if, logicif, math"
+    known = "graph, grapharena, if, logicif, math, math_choice"
     with pytest.raises(ValueError, match=f"unknown task family 'graphs'; known families: {known}"):
         rewards.family_named("graphs")
 

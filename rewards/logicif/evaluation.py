@@ -3,6 +3,8 @@
 A case is one test input of a function; a question is the function, which counts only if all its cases are right.
 With several samples per case, question-level accuracy is the expected value of that event when each case's
 samples are drawn independently: the product of the cases' rates, which is the official 0/1 at one sample.
+The headline is question-level (function-level) ``question_both_acc``, the accuracy LogicIFEval reports; the
+case-level rates stand beside it.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def logicif_metrics(records: Records) -> dict[str, Any]:
 
 EVALUATION = Evaluation(
     metrics=METRICS,
-    headline="both_acc",
+    headline="question_both_acc",
     compute=logicif_metrics,
     counts=("cases", "functions"),
     record_fields=("difficulty_level", "task_id"),

@@ -6,6 +6,8 @@ Examples::
         --ifeval /work/shared/data/ifeval_input_data.jsonl --logicif logicifeval_mini.jsonl --out-dir verl_data
     python -m rlif.data mixture if1000_logicif1000 --seed 0 --sources if_multi.parquet logicif_train.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out-dir verl_data
+    python -m rlif.data math --qwen-dir Qwen2.5-Math/evaluation/data --math500 MATH-500/test.jsonl \\
+        --aime25 aime_2025.jsonl --out-dir verl_data   # verl_data/math/<benchmark>.parquet
     python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.data.graph_build's options
     python -m rlif.data grapharena dataset/MCP_easy.pkl dataset/TSP_hard.pkl --out-dir verl_data/grapharena
     python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
@@ -57,6 +59,28 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--ifeval", type=Path, nargs="*", default=[], help="IFEval jsonl files")
     evaluation.add_argument("--logicif", type=Path, nargs="*", default=[], help="LogicIFEval-mini rows")
     evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder")
+
+    from rlif.data.math_sets import QWEN_BENCHMARKS, TEMPLATES
+
+    maths = new(
+        "math",
+        help="build mathematics evaluation files, one per benchmark (verl_data/math/<name>.parquet)",
+        description="Read the Qwen2.5-Math harness's data/<name>/test.jsonl files and the published MATH-500 and\n"
+        "AIME 2025 files; free-form questions go to math/<name>, multiple-choice ones to math_choice/<name>\n"
+        "(docs/math-evaluation.md lists each benchmark's gold field and grading).",
+    )
+    maths.add_argument("--qwen-dir", type=Path, help="the harness's evaluation/data folder")
+    maths.add_argument(
+        "--sets",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="harness sets to build (default: every one with a file): " + ", ".join(b.name for b in QWEN_BENCHMARKS),
+    )
+    maths.add_argument("--math500", type=Path, help="MATH-500 test.jsonl (HuggingFaceH4/MATH-500)")
+    maths.add_argument("--aime25", type=Path, help="AIME 2025 file (question or problem, and answer)")
+    maths.add_argument("--template", choices=TEMPLATES, default=TEMPLATES[0], help="prompt template")
+    maths.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder")
 
     sub.add_parser(
         "graph",
@@ -116,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             return _mixture(args)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "math":
+            return _math(args)
         if args.command == "validate":
             return _validate(args.files, resolve=args.resolve, seed=args.seed)
         if args.command == "convert":
@@ -194,6 +220,24 @@ def _mixture(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     rows = build_eval_rows(ifbench=args.ifbench, ifeval=args.ifeval, logicif=args.logicif)
     return _print_validated([validate_parquet(write_eval(rows, args.out_dir))])
+
+
+def _math(args: argparse.Namespace) -> int:
+    from rlif.data.math_sets import build_math_files
+
+    skipped: list[str] = []
+    paths = build_math_files(
+        skipped=skipped,
+        qwen_dir=args.qwen_dir,
+        names=args.sets,
+        math500=args.math500,
+        aime25=args.aime25,
+        out_dir=args.out_dir,
+        template=args.template,
+    )
+    if skipped:
+        print(f"left out {len(skipped)} rows: {', '.join(skipped)}", file=sys.stderr)
+    return _print_validated([validate_parquet(path) for path in paths])
 
 
 def _overlap(args: argparse.Namespace) -> int:
