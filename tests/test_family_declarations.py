@@ -229,4 +229,11 @@ def test_a_family_declared_in_its_own_module_is_evaluated_and_logged(family: Tas
 
 
 def test_registered_families_are_the_shipped_ones_again() -> None:
-    assert {f.name for f in rewards.registry.families()} == {"if", "logicif", "graph", "grapharena", "math", "math_choice"}
+    assert {f.name for f in rewards.registry.families()} == {
+        "if",
+        "logicif",
+        "graph",
+        "grapharena",
+        "math",
+        "math_choice",
+    }
