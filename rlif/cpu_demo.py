@@ -305,7 +305,9 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     Per step: verl's mean score and gradient norm, and the mean reward of each data source with its response count
     (``train/<source>/reward_mean`` and ``/count``, logged by rlif's feedback hook). Per source after the last step:
     the sampler's weight and its cumulative draws (``sampler/weight/<source>``, ``sampler/draws/<source>/<interval>``
-    summed over intervals); any other ``sampler/`` metric follows on one line.
+    summed over intervals); any other ``sampler/`` metric follows on one line. Then the exposure per source since
+    the start (``exposure/cum_prompts``, ``unique_prompts``, ``cum_tokens``, ``cum_truncated_share``), which a
+    sampler changes along with the mix.
     """
     from rlif.data.summary import format_table
 
@@ -343,6 +345,13 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
         lines += format_table(["source", "weight", "draws"], table).splitlines()
     if other:
         lines.append("other sampler metrics: " + ", ".join(f"{k}={v:g}" for k, v in other.items()))
+    exposure = {"prompts": "exposure/cum_prompts/", "unique": "exposure/unique_prompts/"}
+    exposure.update({"tokens": "exposure/cum_tokens/", "truncated": "exposure/cum_truncated_share/"})
+    exposed = sorted({k[len(exposure["prompts"]) :] for k in last if k.startswith(exposure["prompts"])})
+    if exposed:
+        lines.append(f"exposure after step {last_step} (prompts trained, unique rows drawn, tokens, truncated share):")
+        table = [[s, *(_number(last.get(prefix + s)) for prefix in exposure.values())] for s in exposed]
+        lines += format_table(["source", *exposure], table).splitlines()
     return lines
 
 

@@ -30,6 +30,13 @@ class Record:
         group: the rollout group id (verl's ``uid``): responses to the same prompt share it, which is what
             advantage-based policies need.
         item_id: the row's stable id from ``extra_info.item_id``.
+        success: the family's success indicator (the reward's ``acc``: IF prompt-level strict, LogicIF output and
+            stats correct, graph optimal), what curriculum gates read; None when the reward returned none. A shaped
+            ``reward`` (a format bonus) says nothing about whether the interval is learned.
+        exposure: how many times the row had been drawn before this response's prompt (0: first exposure); None
+            when unknown.
+        response_tokens: the response's generated tokens; None when unknown.
+        truncated: whether the response reached the length cap (``data.max_response_length``); None when unknown.
     """
 
     source: str
@@ -37,6 +44,10 @@ class Record:
     reward: float
     group: str = ""
     item_id: str = ""
+    success: float | None = None
+    exposure: int | None = None
+    response_tokens: int | None = None
+    truncated: bool | None = None
 
 
 class SamplingPolicy(ABC):
@@ -50,6 +61,9 @@ class SamplingPolicy(ABC):
     name: str = ""
     difficulty_field: str = "difficulty"
     """The ``extra_info`` field whose value ``assign_intervals`` receives for the rows of a source it splits."""
+    function_field: str | None = None
+    """The ``extra_info`` field naming the unit a split keeps whole (LogicIF's ``task_id``: one function's test
+    cases), passed to ``assign_intervals`` as ``functions``; None when the policy cuts on rows."""
 
     def __init__(self) -> None:
         self._fingerprints: dict[str, dict[str, Any]] = {}
@@ -58,27 +72,43 @@ class SamplingPolicy(ABC):
         """Whether this policy buckets ``source`` by ``difficulty_field`` (the data must then carry the field)."""
         return False
 
-    def assign_intervals(self, source: str, difficulties: Sequence[Any]) -> list[int]:
+    def assign_intervals(
+        self, source: str, difficulties: Sequence[Any], functions: Sequence[Any] | None = None
+    ) -> list[int]:
         """Bucket a source's rows and remember the split's fingerprint (what a resume compares).
 
         Args:
             source: the ``data_source`` these rows share.
             difficulties: ``extra_info.<difficulty_field>`` of each row, in row order (ignored, and may be None,
                 for a source the policy does not split).
+            functions: ``extra_info.<function_field>`` of each row (None entries for rows without one), or None
+                when the policy has no ``function_field``: rows of one function stay in one interval.
 
         Returns:
             The interval of each row, in the same order.
         """
         from samplers.fingerprint import source_fingerprint
 
-        intervals = self.split(source, difficulties) if self.splits(source) else [0] * len(difficulties)
+        whole = functions is not None and self.splits(source) and any(f is not None for f in functions)
+        if not self.splits(source):
+            intervals = [0] * len(difficulties)
+        elif whole:
+            intervals = self.split(source, difficulties, functions=functions)  # type: ignore[call-arg]
+        else:
+            intervals = self.split(source, difficulties)
         values = difficulties if self.splits(source) else [0.0] * len(difficulties)
-        self._fingerprints[source] = source_fingerprint(values, intervals)
+        self._fingerprints[source] = source_fingerprint(values, intervals, cut="function" if whole else "row")
         return intervals
 
     def split(self, source: str, difficulties: Sequence[Any]) -> list[int]:
         """The intervals of a source the policy splits (``splits(source)`` is true); the default is all 0."""
         return [0] * len(difficulties)
+
+    def group_of(self) -> dict[str, str]:
+        """Source -> source group, for policies that weight groups (``groups``); empty when each source stands
+        alone. Exposure is reported per group, the unit the policy's shares are set for."""
+        groups = getattr(self, "_groups", None)
+        return dict(groups.group_of) if groups is not None else {}
 
     def fingerprint(self) -> dict[str, dict[str, Any]]:
         """Per source: rows, rows and difficulty range per interval, and a digest of the row-to-interval map."""

@@ -23,15 +23,17 @@ SETTING = "data.rlif_sampler.on_data_change"
 """The setting a user changes to accept changed data (named in the error)."""
 
 
-def source_fingerprint(difficulties: Sequence[Any], intervals: Sequence[int]) -> dict[str, Any]:
-    """Rows, per-interval rows and difficulty range, and a digest of the row-to-interval assignment.
+def source_fingerprint(difficulties: Sequence[Any], intervals: Sequence[int], cut: str = "row") -> dict[str, Any]:
+    """Rows, per-interval rows and difficulty range, a digest of the row-to-interval assignment, and the cut.
 
     Args:
         difficulties: each row's difficulty (numbers; the split's input).
         intervals: each row's interval (the split's output).
+        cut: ``row`` (rows cut one by one) or ``function`` (a function's rows kept in one interval).
 
     Returns:
-        Plain values: ``{"rows": n, "intervals": [[interval, rows, lowest, highest], ...], "digest": hex}``.
+        Plain values: ``{"rows": n, "intervals": [[interval, rows, lowest, highest], ...], "digest": hex,
+        "cut": cut}``.
     """
     ranges: dict[int, list[float]] = {}
     for value, interval in zip(difficulties, intervals, strict=True):
@@ -48,11 +50,21 @@ def source_fingerprint(difficulties: Sequence[Any], intervals: Sequence[int]) ->
         "rows": len(intervals),
         "intervals": [[interval, int(n), low, high] for interval, (n, low, high) in sorted(ranges.items())],
         "digest": digest,
+        "cut": cut,
     }
 
 
 def describe_change(saved: Mapping[str, Any], current: Mapping[str, Any]) -> str | None:
-    """What differs between two fingerprints of one source, in words; None when they are equal."""
+    """What differs between two fingerprints of one source, in words; None when they are equal.
+
+    A fingerprint saved before intervals could be cut on whole functions has no ``cut`` and was cut on rows.
+    """
+    old_cut, new_cut = saved.get("cut", "row"), current.get("cut", "row")
+    if old_cut != new_cut:
+        return (
+            f"intervals were cut on {old_cut}s when saved and are cut on {new_cut}s now (a function's test cases "
+            "stay in one interval), so the saved unlocks name other rows"
+        )
     if int(saved["rows"]) != int(current["rows"]):
         return f"rows {saved['rows']} -> {current['rows']}"
     old = {int(i): (int(n), float(lo), float(hi)) for i, n, lo, hi in saved["intervals"]}

@@ -53,6 +53,60 @@ def split_by_difficulty(
     return intervals
 
 
+def split_functions_by_difficulty(
+    source: str,
+    difficulties: Sequence[float],
+    functions: Sequence[object],
+    initial_fraction: float,
+    num_intervals: int,
+) -> list[int]:
+    """Like ``split_by_difficulty``, but every row of one function lands in the same interval.
+
+    LogicIF's difficulty is a property of the function (its complexity score), and each function has several test
+    cases (rows). Cutting rows lets one function's cases straddle two intervals, so "interval k is learned" would be
+    partly measured on a function the model also sees in interval k-1. Here functions are ordered by their mean
+    difficulty (ties by first row), and a function takes the interval that the middle of its rows would get in the
+    row cut; interval sizes stay near-equal in rows, within one function's size.
+
+    Args:
+        source: the rows' ``data_source``, named in error messages.
+        difficulties: each row's difficulty (higher is harder).
+        functions: each row's function id (``extra_info.task_id``); a row with None is a function of its own.
+        initial_fraction: share of rows, in [0, 1), that forms interval 0.
+        num_intervals: number of intervals after the initial one (>= 1).
+
+    Returns:
+        The interval of each row, in row order.
+
+    Raises:
+        ValueError: as ``split_by_difficulty``, or ``functions`` of another length.
+    """
+    split_by_difficulty(source, difficulties, initial_fraction, num_intervals)  # validates the values
+    if len(functions) != len(difficulties):
+        raise ValueError(f"source {source!r}: {len(functions)} function ids for {len(difficulties)} rows")
+    members: dict[object, list[int]] = {}
+    for row, function in enumerate(functions):
+        members.setdefault(("row", row) if function is None else ("function", str(function)), []).append(row)
+    order = sorted(members.values(), key=lambda rows: (sum(float(difficulties[r]) for r in rows) / len(rows), rows[0]))
+    total = len(difficulties)
+    initial_count = int(total * initial_fraction)
+    rest = total - initial_count
+    ends = [int(k * rest / num_intervals) for k in range(1, num_intervals + 1)]
+    intervals = [0] * total
+    before = 0
+    for rows in order:
+        middle = before + (len(rows) - 1) / 2
+        before += len(rows)
+        if middle < initial_count:
+            interval = 0
+        else:
+            rank = middle - initial_count
+            interval = next((k + 1 for k, end in enumerate(ends) if rank < end), num_intervals)
+        for row in rows:
+            intervals[row] = interval
+    return intervals
+
+
 def check_interval_shape(initial_fraction: float, num_intervals: int) -> None:
     """Validate the two interval parameters.
 

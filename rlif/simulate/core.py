@@ -288,12 +288,16 @@ def simulate(strategy: Strategy, config: LearnerConfig, seed: int) -> RunResult:
             source, interval = policy.draw()
             row = rng.choice(members[(source, interval)])
             bucket = data[source].bucket[row]
+            exposure = result.row_draws[source][row]
             result.row_draws[source][row] += 1
             drawn[source][bucket] += 1
             chance = success(source, interval, bucket)
             solved = sum(rng.random() < chance for _ in range(config.responses))
             rewards = [1.0] * solved + [0.0] * (config.responses - solved)
-            records += [Record(source, interval, reward, group=str(prompt)) for reward in rewards]
+            records += [
+                Record(source, interval, reward, group=str(prompt), success=reward, exposure=exposure)
+                for reward in rewards
+            ]
             practice[source][bucket] += solved * (config.responses - solved) / config.responses**2
         if config.learner == "improving":
             _learn(skill, practice, drawn, config)

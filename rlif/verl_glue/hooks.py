@@ -25,6 +25,7 @@ cpu_support.py and demo_phase.py for CPU runs); tests/verl_glue pins its behavio
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import random
@@ -42,6 +43,7 @@ from rlif.atomic_files import atomic_write
 from samplers import Pool, Record, SamplingPolicy, build_policy
 from samplers.diagnostics import PoolSizeWatch, RewardHealth
 from samplers.drawing import restore_rng, rng_state
+from samplers.exposure import ExposureLedger, row_draw_metrics
 from samplers.fingerprint import ON_DATA_CHANGE, SETTING
 
 __all__ = ["PolicySampledDataset", "compute_score"]
@@ -50,6 +52,15 @@ LOG = logging.getLogger("rlif.samplers")
 
 INTERVAL_KEY = "rlif_interval"
 """``extra_info`` key the dataset stamps on each drawn row, so the feedback hook knows the row's interval."""
+
+EXPOSURE_KEY = "rlif_exposure"
+"""``extra_info`` key the dataset stamps on each drawn row: how often the row was drawn before (0: first exposure)."""
+
+SUCCESS_KEY = "acc"
+"""The reward extra every family returns as its success indicator (``rewards.registry``), what gates read."""
+
+ROW_KEY = "_rlif_row"
+"""A column added for the overlong-prompt filter only, to see which rows it dropped."""
 
 LEGACY_METRICS = "rlif_sampler_metrics.jsonl"
 """In legacy-trainer mode, the file in the checkpoint directory (``data.rlif_sampler.feedback_dir``) to which the
@@ -119,6 +130,8 @@ class PolicySampledDataset(RLHFDataset):
         max_samples: int = -1,
         **kwargs: Any,
     ) -> None:
+        self._before_filter: list[tuple[str, Any]] | None = None
+        self._kept_rows: list[int] | None = None
         super().__init__(data_files, tokenizer, config, processor=processor, max_samples=max_samples, **kwargs)
         self.is_train = _as_list(data_files) == _as_list(config.get("train_files", []))
         self.policy: SamplingPolicy | None = None
@@ -135,6 +148,11 @@ class PolicySampledDataset(RLHFDataset):
         self._pools, self._row_interval = self._build_pools(self.policy)
         pool_rows = {pool: len(rows) for pool, rows in self._pools.items()}
         self.policy.set_pools(pool_rows)
+        self._row_sources = list(self.dataframe.select_columns(["data_source"])["data_source"])
+        self._row_draws = [0] * len(self._row_sources)
+        response_cap = config.get("max_response_length", None)
+        self._response_cap = int(response_cap) if response_cap else None
+        self._exposure = ExposureLedger(self.policy.group_of(), self._overlong_dropped(self.policy))
         self._pool_watch = PoolSizeWatch(pool_rows, int(config.get("train_batch_size", 1)))
         self._pool_watch.check(self.policy.probabilities())
         self._reward_health = RewardHealth()
@@ -144,9 +162,58 @@ class PolicySampledDataset(RLHFDataset):
         feedback_dir = node.get("feedback_dir", None) if node is not None else None
         self._feedback_dir = Path(str(feedback_dir)) if feedback_dir else None
 
+    def maybe_filter_out_long_prompts(self, dataframe: Any = None) -> Any:
+        """verl's overlong-prompt filter, remembering which rows it dropped (``exposure/overlong_dropped``)."""
+        if not self.filter_overlong_prompts or dataframe is None:
+            return super().maybe_filter_out_long_prompts(dataframe)
+        columns = dataframe.select_columns(["data_source", "extra_info"])
+        self._before_filter = list(zip(columns["data_source"], columns["extra_info"], strict=True))
+        kept = super().maybe_filter_out_long_prompts(dataframe.add_column(ROW_KEY, list(range(len(dataframe)))))
+        self._kept_rows = [int(row) for row in kept[ROW_KEY]]
+        return kept.remove_columns(ROW_KEY)
+
+    def _overlong_dropped(self, policy: SamplingPolicy) -> dict[Pool, int]:
+        """Rows dropped as overlong prompts per pool, logged once. A dropped row of a split source is counted in
+        the kept interval its function went to, else the first interval whose difficulty range reaches it."""
+        if self._before_filter is None or self._kept_rows is None:
+            return {}
+        kept = set(self._kept_rows)
+        dropped_rows = [self._before_filter[row] for row in range(len(self._before_filter)) if row not in kept]
+        if not dropped_rows:
+            return {}
+        function_interval: dict[tuple[str, str], int] = {}
+        if policy.function_field:
+            extras = self.dataframe.select_columns(["data_source", "extra_info"])
+            for row, (source, extra) in enumerate(zip(extras["data_source"], extras["extra_info"], strict=True)):
+                function = (extra or {}).get(policy.function_field)
+                if function is not None:
+                    function_interval[(source, str(function))] = self._row_interval[row]
+        ranges = policy.fingerprint()
+        counts: dict[Pool, int] = defaultdict(int)
+        for source, raw_extra in dropped_rows:
+            extra = raw_extra or {}
+            interval = 0
+            function = extra.get(policy.function_field) if policy.function_field else None
+            if (source, str(function)) in function_interval:
+                interval = function_interval[(source, str(function))]
+            elif policy.splits(source) and source in ranges and extra.get(policy.difficulty_field) is not None:
+                value = float(extra[policy.difficulty_field])
+                spans = ranges[source]["intervals"]
+                interval = next((int(i) for i, _n, _lo, hi in spans if value <= hi), int(spans[-1][0]))
+            counts[(source, interval)] += 1
+        LOG.warning(
+            "data.filter_overlong_prompts dropped %d of %d training rows (prompt longer than data.max_prompt_length): "
+            "%s",
+            len(dropped_rows),
+            len(self._before_filter),
+            ", ".join(f"{source} interval {interval}: {n}" for (source, interval), n in sorted(counts.items())),
+        )
+        return dict(counts)
+
     def _build_pools(self, policy: SamplingPolicy) -> tuple[dict[Pool, list[int]], list[int]]:
         """Group row indices by (data_source, interval); intervals come from the policy and, for the sources it
-        splits, ``extra_info.<policy.difficulty_field>`` (``difficulty``, or the graph builder's ``level``)."""
+        splits, ``extra_info.<policy.difficulty_field>`` (``difficulty``, or the graph builder's ``level``), with
+        each ``extra_info.<policy.function_field>`` (LogicIF's ``task_id``) kept in one interval."""
         columns = self.dataframe.select_columns(["data_source", "extra_info"])
         sources = list(columns["data_source"])
         extras = list(columns["extra_info"])
@@ -159,6 +226,7 @@ class PolicySampledDataset(RLHFDataset):
         field = policy.difficulty_field
         for source, rows in sorted(rows_by_source.items()):
             difficulties: list[Any] = []
+            functions: list[Any] | None = [] if policy.function_field and policy.splits(source) else None
             for row in rows:
                 if not policy.splits(source):
                     difficulties.append(0.0)
@@ -167,7 +235,9 @@ class PolicySampledDataset(RLHFDataset):
                 if extra.get(field) is None:
                     raise ValueError(f"{files}: row {row} field extra_info.{field} is missing (source {source!r})")
                 difficulties.append(extra[field])
-            for row, interval in zip(rows, policy.assign_intervals(source, difficulties), strict=True):
+                if functions is not None:
+                    functions.append(extra.get(policy.function_field))
+            for row, interval in zip(rows, policy.assign_intervals(source, difficulties, functions), strict=True):
                 pools[(source, int(interval))].append(row)
                 row_interval[row] = int(interval)
         return dict(pools), row_interval
@@ -180,16 +250,31 @@ class PolicySampledDataset(RLHFDataset):
         rows = self._pools[pool]
         row = rows[self._row_rng.randrange(len(rows))]
         row_dict = super().__getitem__(row)
-        row_dict["extra_info"] = {**row_dict["extra_info"], INTERVAL_KEY: pool[1]}
+        row_dict["extra_info"] = {**row_dict["extra_info"], INTERVAL_KEY: pool[1], EXPOSURE_KEY: self._row_draws[row]}
+        self._row_draws[row] += 1
         return row_dict
 
     def feedback(self, records: Sequence[Record]) -> dict[str, float]:
         """Give one step's scored responses to the policy; return the step's sampler and per-source metrics."""
         if self.policy is None:
             raise RuntimeError("feedback() called on the validation dataset")
+        if self._response_cap is not None:
+            cap = self._response_cap
+            records = [
+                dataclasses.replace(record, truncated=record.response_tokens >= cap)
+                if record.truncated is None and record.response_tokens is not None
+                else record
+                for record in records
+            ]
         metrics = per_source_reward_metrics(records)
         metrics.update(self._reward_health.observe(records))
         metrics.update(self.policy.update(records))
+        metrics.update(self._exposure.observe(records))
+        metrics.update(
+            row_draw_metrics(
+                self._row_draws, [(s, i) for s, i in zip(self._row_sources, self._row_interval, strict=True)]
+            )
+        )
         self._pool_watch.check(self.policy.probabilities())
         return metrics
 
@@ -230,7 +315,13 @@ class PolicySampledDataset(RLHFDataset):
         in verl's ``data.pt``."""
         if self.policy is None:
             return {}
-        return {"policy": self.policy.checkpoint(), "row_rng": rng_state(self._row_rng), "draws": self._draws}
+        return {
+            "policy": self.policy.checkpoint(),
+            "row_rng": rng_state(self._row_rng),
+            "draws": self._draws,
+            "row_draws": list(self._row_draws),
+            "exposure": self._exposure.state(),
+        }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore what ``state_dict`` returned (verl calls this when it resumes from a checkpoint).
@@ -251,6 +342,15 @@ class PolicySampledDataset(RLHFDataset):
             LOG.warning("resumed onto changed data (%s=resplit): %s", SETTING, change)
         restore_rng(self._row_rng, state["row_rng"])
         self._draws = int(state.get("draws", 0))
+        row_draws = state.get("row_draws")
+        if row_draws is not None and len(row_draws) == len(self._row_draws) and not changes:
+            self._row_draws = [int(n) for n in row_draws]
+            self._exposure.load(state.get("exposure", {}))
+        else:
+            LOG.warning(
+                "sampler state has no per-row draw counts for these rows (saved before exposure accounting, or onto "
+                "changed data): exposure counts and first-exposure flags restart from this resume"
+            )
 
     def _after_feedback(self, state: Mapping[str, Any]) -> Mapping[str, Any]:
         """The legacy-mode post-feedback state of the checkpoint's step if it was saved, else ``state``."""
@@ -312,7 +412,10 @@ def per_source_reward_metrics(records: Sequence[Record]) -> dict[str, float]:
 def batch_records(batch: Any) -> tuple[list[Record], dict[str, float]]:
     """Records and reward-flag rates (``reward_flag_metrics``) of one trained legacy-trainer batch (a ``DataProto``).
 
-    Each response's score is its token-level scores summed (verl places the reward on the last response token).
+    Each response's score is its token-level scores summed (verl places the reward on the last response token); its
+    success is the reward extra ``acc`` (verl's legacy trainer puts reward extras in ``non_tensor_batch``); its
+    length is the response part of ``attention_mask`` (the last ``responses.shape[1]`` columns), and it is truncated
+    when that length reaches the padded width, which is ``data.max_response_length``.
     Rows are matched by position within the batch, so verl's reordering (``trainer.balance_batch``) is harmless;
     the GRPO group is the row's ``uid``.
     """
@@ -321,6 +424,13 @@ def batch_records(batch: Any) -> tuple[list[Record], dict[str, float]]:
     sources = [str(_plain(source)) for source in non_tensor["data_source"]]
     extras = [_plain(extra) or {} for extra in non_tensor["extra_info"]]
     uids = [str(uid) for uid in non_tensor.get("uid", [""] * len(sources))]
+    successes = [_number(_plain(value)) for value in non_tensor[SUCCESS_KEY]] if SUCCESS_KEY in non_tensor else None
+    lengths: list[int | None] = [None] * len(sources)
+    cap = None
+    tensors = set(batch.batch.keys())
+    if {"responses", "attention_mask"} <= tensors:
+        cap = int(batch.batch["responses"].shape[-1])
+        lengths = [int(n) for n in batch.batch["attention_mask"][:, -cap:].sum(-1).tolist()]
     records = [
         Record(
             source=source,
@@ -328,14 +438,28 @@ def batch_records(batch: Any) -> tuple[list[Record], dict[str, float]]:
             reward=float(score),
             group=uid,
             item_id=str(extra.get("item_id", "")),
+            success=None if successes is None else successes[i],
+            exposure=None if extra.get(EXPOSURE_KEY) is None else int(extra[EXPOSURE_KEY]),
+            response_tokens=lengths[i],
+            truncated=None if cap is None or lengths[i] is None else lengths[i] >= cap,
         )
-        for source, extra, score, uid in zip(sources, extras, scores, uids, strict=True)
+        for i, (source, extra, score, uid) in enumerate(zip(sources, extras, scores, uids, strict=True))
     ]
     flags = [
         {"reward_extra_info": {flag: _plain(non_tensor[flag][i]) for flag in training_flags() if flag in non_tensor}}
         for i in range(len(sources))
     ]
     return records, reward_flag_metrics(sources, flags)
+
+
+def _number(value: Any) -> float | None:
+    """A reward extra as a float; None for a missing or non-numeric value (a family that returned none)."""
+    if value is None or isinstance(value, str):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _plain(value: Any) -> Any:

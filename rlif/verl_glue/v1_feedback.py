@@ -17,12 +17,20 @@ through ``PolicySampledDataset.on_batch_end``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
 
-from rlif.verl_glue.hooks import INTERVAL_KEY, PolicySampledDataset, _plain, reward_flag_metrics
+from rlif.verl_glue.hooks import (
+    EXPOSURE_KEY,
+    INTERVAL_KEY,
+    SUCCESS_KEY,
+    PolicySampledDataset,
+    _number,
+    _plain,
+    reward_flag_metrics,
+)
 from samplers import Record
 
 __all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "read_records"]
@@ -72,6 +80,11 @@ def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], 
     """Read source, interval, item id and score of each trajectory key (``{uid}_{session}_{index}``) from TQ, and
     the rates of the reward's per-sample flags (``reward_flag_metrics``) when the trajectories carry reward extras.
 
+    Each record also gets its success indicator (``reward_extra_info.acc`` in ``extra_fields``, None without
+    reward extras), the row's earlier draws (the dataset's ``extra_info`` stamp) and its response length (the
+    jagged ``response_mask``'s row length; None when TQ has no mask). Truncation is left to the dataset, which knows
+    ``data.max_response_length``.
+
     Raises:
         RuntimeError: the trajectories carry no ``rm_scores`` yet (rewards computed after sampling, e.g. a
             colocated reward model): the policy would silently never learn, so the run stops at step 1.
@@ -88,11 +101,18 @@ def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], 
             f"sampled trajectories lack {err}: rlif's feedback needs rule rewards streamed by reward workers "
             "(no colocated reward model)"
         ) from err
+    try:
+        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
+        extra_fields: list[Any] | None = list(extras["extra_fields"])
+    except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags, no success
+        extra_fields = None
+    lengths = _response_lengths(keys, partition_id)
     records = []
-    for key, source, extra, scores in zip(
-        keys, data["data_source"], data["extra_info"], data["rm_scores"], strict=True
+    for i, (key, source, extra, scores) in enumerate(
+        zip(keys, data["data_source"], data["extra_info"], data["rm_scores"], strict=True)
     ):
         extra_info = _plain(extra) or {}
+        exposure = extra_info.get(EXPOSURE_KEY)
         records.append(
             Record(
                 source=str(_plain(source)),
@@ -100,11 +120,33 @@ def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], 
                 reward=float(scores.sum().item()),
                 group=key.split("_")[0],
                 item_id=str(extra_info.get("item_id", "")),
+                success=None if extra_fields is None else _success(extra_fields[i]),
+                exposure=None if exposure is None else int(exposure),
+                response_tokens=None if lengths is None else lengths[i],
             )
         )
-    try:
-        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
-        extra_fields = list(extras["extra_fields"])
-    except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags to log
+    if extra_fields is None:
         return records, {}
     return records, reward_flag_metrics([record.source for record in records], extra_fields)
+
+
+def _success(extra: Any) -> float | None:
+    """``reward_extra_info.acc`` of one trajectory's ``extra_fields``, or None."""
+    fields = _plain(extra)
+    info = fields.get("reward_extra_info", {}) if isinstance(fields, Mapping) else {}
+    return _number(_plain(info.get(SUCCESS_KEY))) if isinstance(info, Mapping) else None
+
+
+def _response_lengths(keys: Sequence[str], partition_id: str) -> list[int] | None:
+    """Generated tokens per trajectory from TQ's ``response_mask`` (jagged: row lengths; padded: mask sums)."""
+    import transfer_queue as tq
+
+    try:
+        mask = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["response_mask"])[
+            "response_mask"
+        ]
+    except KeyError:
+        return None
+    if getattr(mask, "is_nested", False):
+        return [int(n) for n in mask.offsets().diff().tolist()]
+    return [int(n) for n in mask.sum(-1).tolist()]

@@ -27,9 +27,10 @@ def prepare(
 
 
 def step_records(pools: list[tuple[str, int]], reward: Callable[[str, int, int], float], n: int = 4) -> list[Record]:
-    """``n`` responses per drawn pool; ``reward(source, interval, k)`` scores response k."""
+    """``n`` responses per drawn pool; ``reward(source, interval, k)`` scores response k and is also its success
+    indicator (what curriculum gates read)."""
     return [
-        Record(source, interval, reward(source, interval, k), group=f"p{index}")
+        Record(source, interval, reward(source, interval, k), group=f"p{index}", success=reward(source, interval, k))
         for index, (source, interval) in enumerate(pools)
         for k in range(n)
     ]

@@ -158,7 +158,10 @@ def test_ema_groups_pool_the_family_rewards() -> None:
 
 
 def test_curriculum_logs_reward_per_interval_gate_threshold_and_step_draws() -> None:
-    policy = prepare("reward_curriculum", {"num_intervals": 4, "min_updates_per_unlock": 1, "check_every": 1})
+    policy = prepare(
+        "reward_curriculum",
+        {"num_intervals": 4, "min_updates_per_unlock": 1, "check_every": 1, "gate_statistic": "ema"},
+    )
     pools = [policy.draw() for _ in range(10)]
     metrics = policy.update(step_records(pools, lambda s, i, k: 0.75 if s == "logicif" else 0.25))
     assert metrics["sampler/interval_reward/logicif/0"] == 0.75

@@ -16,7 +16,9 @@ GATE = {
     "check_every": 1,
     "gate_alpha": 1.0,
     "gate_on": "source",
+    "gate_statistic": "ema",
 }
+"""The former point gate (a success EMA): these tests pin the timing rules every gate statistic shares."""
 
 
 def _logicif_step(reward: float, iftrain_reward: float = 0.0) -> list:

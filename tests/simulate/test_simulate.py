@@ -59,7 +59,14 @@ def _newest(run: RunResult) -> list[float]:
 
 
 def test_every_unlock_passed_its_gate() -> None:
-    params = {"threshold": 0.3, "min_updates_per_unlock": 2, "check_every": 2, "gate_alpha": 0.3, "gate_on": "source"}
+    params = {
+        "threshold": 0.3,
+        "min_updates_per_unlock": 2,
+        "check_every": 2,
+        "gate_alpha": 0.3,
+        "gate_on": "source",
+        "gate_statistic": "ema",
+    }
     run = simulate(Strategy("fast gate", "reward_curriculum", params), SMALL, seed=1)
     assert len(run.unlock_steps) >= 3
     newest = _newest(run)

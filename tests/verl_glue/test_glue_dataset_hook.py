@@ -323,3 +323,56 @@ def test_on_batch_end_without_a_feedback_dir_is_refused(files: tuple[Path, Path,
     train_ds, _, loader = build(files, "ema_reweight")
     with pytest.raises(RuntimeError, match=r"train\.trainer: legacy"):
         train_ds.on_batch_end(batch=legacy_batch(next(iter(loader)), 1))
+
+
+def test_legacy_records_carry_success_length_truncation_and_first_exposure(
+    files: tuple[Path, Path, Any], tmp_path: Path
+) -> None:
+    """The success indicator comes from the reward extra ``acc``, the length from the response part of the
+    attention mask (truncated at the padded width), first exposure from the dataset's stamp; the exposure metrics
+    reach the legacy metrics file."""
+    import json
+
+    import numpy as np
+    import torch
+    from verl import DataProto
+
+    from rlif.verl_glue.hooks import LEGACY_METRICS, batch_records
+
+    ckpt = tmp_path / "ckpt"
+    train_ds, _, loader = build(files, "reward_curriculum", **{"+data.rlif_sampler.feedback_dir": str(ckpt)})
+    batch = next(iter(loader))
+    size = len(batch["data_source"])
+    width = 4
+    lengths = [width if i % 2 == 0 else 1 for i in range(size)]
+    mask = torch.zeros(size, 3 + width, dtype=torch.long)
+    mask[:, :3] = 1
+    for i, n in enumerate(lengths):
+        mask[i, 3 : 3 + n] = 1
+    proto = DataProto.from_dict(
+        tensors={
+            "token_level_scores": torch.full((size, width), 0.25),
+            "responses": torch.zeros(size, width, dtype=torch.long),
+            "attention_mask": mask,
+        },
+        non_tensors={
+            "data_source": np.array(batch["data_source"], dtype=object),
+            "extra_info": np.array(batch["extra_info"], dtype=object),
+            "uid": np.array([f"u{i}" for i in range(size)], dtype=object),
+            "acc": np.array([float(i % 2) for i in range(size)], dtype=object),
+        },
+    )
+    records, _ = batch_records(proto)
+    assert [r.success for r in records] == [float(i % 2) for i in range(size)]
+    assert [r.response_tokens for r in records] == lengths
+    assert [r.truncated for r in records] == [n == width for n in lengths]
+    assert all(r.exposure is not None for r in records) and any(r.exposure == 0 for r in records)
+    assert all(r.reward == 1.0 for r in records)  # the shaped score, kept apart from success
+    train_ds.on_batch_end(batch=proto)
+    logged = json.loads((ckpt / LEGACY_METRICS).read_text().splitlines()[-1])["data"]
+    for source in set(batch["data_source"]):
+        assert f"exposure/prompts/{source}" in logged and f"exposure/tokens/{source}" in logged
+        assert f"exposure/truncated_share/{source}" in logged and f"exposure/unique_prompts/{source}" in logged
+    assert any(key.startswith("exposure/draws_per_row/") for key in logged)
+    assert any(key.startswith("exposure/cum_prompt_share/") for key in logged)
+    assert any(key.startswith("sampler/gate_mean/") for key in logged)
