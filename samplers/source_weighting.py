@@ -111,8 +111,8 @@ class FixedSourceWeights(SourceRule):
 class EmaSourceWeights(SourceRule):
     """Draws more from the source whose reward EMA is lower (stage-2 strategy 2).
 
-    Each source's EMA starts at its first observed mean (of the reward or the success indicator, by ``signal``). Until every source has one, the prior weights
-    hold (as in the reference, which waits for all sources). Then
+    Each source's EMA starts at its first observed mean (of the reward or the success indicator, by ``signal``).
+    Until every source has one, the prior weights hold (as in the reference, which waits for all sources). Then
     ``w_s = floor + (1 - n*floor) * softmax_s(log(prior_s) - ema_s / temperature)``.
 
     Args:
