@@ -230,8 +230,8 @@ def test_group_merges_between_defaults_and_run(tmp_path):
 
 
 def test_every_default_lives_in_the_matrix_yaml():
-    """The run specs carry no defaults of their own (only a run's chain link is optional), so the YAML's
-    ``defaults:`` is the one place a default is written."""
+    """The run specs carry no defaults of their own (only a run's chain link and its replicate record, which the
+    matrix sets from ``seeds``, are optional), so the YAML's ``defaults:`` is the one place a default is written."""
     specs = [m.RunSpec, m.TrainSpec, m.RewardSpec, m.SamplerSpec, m.SlurmSpec, m.ValidationSpec, m.SamplingSpec]
     specs += [m.PlanSpec, m.EvalSpec]
     with_default = [
@@ -240,7 +240,7 @@ def test_every_default_lives_in_the_matrix_yaml():
         for f in dataclasses.fields(spec)
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     ]
-    assert with_default == ["RunSpec.from_winner"]
+    assert with_default == ["RunSpec.from_winner", "RunSpec.replicate"]
 
 
 @pytest.mark.parametrize("key", ["train.lr", "slurm.account", "sampler.on_data_change", "validation.no_think.top_k"])
