@@ -52,16 +52,32 @@ def test_stage1_is_two_models_by_think_by_data(matrix):
 
 
 def test_stage2_names_and_policies(matrix):
-    runs = {r.name: r for r in by_stage(matrix, "stage2")}
+    runs = {r.arm: r for r in by_stage(matrix, "stage2") if r.replicate and r.replicate.seed == 1}
     assert set(runs) == {
         "stage2_qwen17b_think_1v1",
         "stage2_qwen17b_think_ema",
         "stage2_qwen17b_think_ema_rewardCurriculum",
         "stage2_qwen17b_think_ema_rewardCurriculum_decay",
+        "stage2_qwen17b_think_1v1_rewardCurriculum",
+        "stage2_qwen17b_think_1v1_rewardCurriculum_decay",
+        "stage2_qwen17b_think_fixed068",
+        "stage2_qwen17b_think_learnabilityUcb",
+        "stage2_qwen17b_think_1v1_dapo",
     }
     assert all(r.model == "Qwen/Qwen3-1.7B" and r.think for r in runs.values())
     assert runs["stage2_qwen17b_think_ema_rewardCurriculum_decay"].sampler.params["interval_decay"] == 0.5
     assert "interval_decay" not in runs["stage2_qwen17b_think_ema_rewardCurriculum"].sampler.params
+    for arm in ("stage2_qwen17b_think_1v1_rewardCurriculum", "stage2_qwen17b_think_1v1_rewardCurriculum_decay"):
+        assert (
+            runs[arm].sampler.params["source_weighting"] == "fixed" and "source_params" not in runs[arm].sampler.params
+        )
+    ema = [r for r in runs.values() if "ema" in r.name]
+    assert all(
+        {"alpha", "temperature", "floor", "signal"} <= set(r.sampler.params.get("source_params", r.sampler.params))
+        for r in ema
+    )
+    assert runs["stage2_qwen17b_think_1v1_dapo"].train.drop_tied_groups
+    assert sum(r.train.drop_tied_groups for r in runs.values()) == 1
 
 
 def test_graph_ablations_are_a_chain_volume_sampling_reward_base(matrix):
