@@ -138,9 +138,10 @@ def test_scripts_call_the_launcher_steps_in_order(matrix, scripts):
         positions = [lines.index(line) for line in order]
         assert positions == sorted(positions), run.name
         assert lines[-1] == "verl_run", run.name
-        # besides its overrides, a script is its header and a few lines; the whole script stays near 90 lines
+        # besides its overrides, a script is its header and a few lines; the whole script stays near 90 lines (a
+        # replicate adds three seed keys, dynamic sampling two)
         assert len(lines) - len(build_overrides(run)) <= (62 if run.cpu_mode else 40), run.name
-        assert run.cpu_mode or len(lines) <= 95, (run.name, len(lines))
+        assert run.cpu_mode or len(lines) <= 100, (run.name, len(lines))
 
 
 def test_a_run_difference_is_a_script_difference(matrix, scripts):
