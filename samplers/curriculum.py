@@ -56,7 +56,7 @@ from samplers.intervals import (
 )
 from samplers.records import rewards_by_pool, sums_by_source
 from samplers.source_groups import SourceGroups, check_groups
-from samplers.source_weighting import build_source_rule
+from samplers.source_weighting import build_source_rule, observe_signal
 
 LOG = logging.getLogger("rlif.samplers")
 
@@ -172,7 +172,8 @@ class RewardCurriculumPolicy(SamplingPolicy):
         gate_on: ``newest`` (only the newest unlocked interval's records, restarted at each unlock) or ``source``
             (all the source's records, the reference's reading).
         source_weighting: ``fixed`` or ``ema``: how source groups are weighted against each other.
-        source_params: parameters of that rule (``weights``; for ``ema`` also ``alpha``, ``temperature``, ``floor``).
+        source_params: parameters of that rule (``weights``; for ``ema`` also ``alpha``, ``temperature``, ``floor``,
+            ``signal``).
         groups: group name -> member sources (``samplers.source_groups``); None makes each source its own group.
 
     Raises:
@@ -326,7 +327,7 @@ class RewardCurriculumPolicy(SamplingPolicy):
         grouped, ignored = rewards_by_pool(records, self._draws.counts)
         sums = sums_by_source(grouped)
         self._updates += 1
-        self._rule.observe(self._groups.means(sums))
+        observe_signal(self._rule, self._groups, records, self._draws.counts, sums)
         self._refresh_sources()
         gated: dict[str, list[Record]] = {source: [] for source in self._gates}
         for record in records:

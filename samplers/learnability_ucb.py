@@ -17,6 +17,12 @@ about one step.
 Advantages are recomputed here from ``Record.group`` the way verl's GRPO does: (r - group mean) / (group std + 1e-6)
 with the unbiased std, or r - mean when ``normalize_by_std`` is false (Dr. GRPO). Deviation: a group of one
 response (or a record without a group id) is skipped, since it has no contrast; verl would give it advantage r.
+
+With ``groups`` (``samplers.source_groups``), each source group gets a stated share of the prompts
+(``group_weights``, 1:1 by default) and the bandit runs within each group: its pools compete by softmax, and the
+bonus counts only the group's responses. Without ``groups`` every pool competes with every other, as in DUMP, so a
+family's share follows how many pools it has (LogicIF's difficulty intervals against IF's one pool) rather than a
+ratio anyone chose.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from samplers.diagnostics import check_patterns_match
 from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.intervals import check_interval_shape, matches_sources, split_by_difficulty
+from samplers.source_groups import SourceGroups, check_groups
+from samplers.source_weighting import FixedSourceWeights
 
 GRPO_EPSILON = 1e-6
 """verl's ``compute_grpo_outcome_advantage`` default epsilon in the std denominator."""
@@ -103,6 +111,8 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         temperature: softmax temperature over scores (> 0).
         window: least responses per pool in the sliding mean of |advantage| (>= 1); whole steps are kept.
         normalize_by_std: GRPO's std normalisation of advantages (False for Dr. GRPO).
+        groups: group name -> member sources (exact names or ``prefix/``); None: one bandit over all pools.
+        group_weights: share of prompts per group (relative; needs ``groups``); None is 1:1:...
 
     Raises:
         ValueError: a parameter out of range.
@@ -121,8 +131,12 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         temperature: float = 0.1,
         window: int = 300,
         normalize_by_std: bool = True,
+        groups: Mapping[str, Sequence[str]] | None = None,
+        group_weights: Mapping[str, float] | None = None,
     ) -> None:
         super().__init__()
+        if group_weights is not None and groups is None:
+            raise ValueError("group_weights needs groups (the source groups the weights are for)")
         check_interval_shape(initial_fraction, num_intervals)
         if isinstance(difficulty_sources, str):
             raise ValueError(f"difficulty_sources must be a list of names, got {difficulty_sources!r}")
@@ -139,6 +153,11 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         self.temperature = float(temperature)
         self.window = int(window)
         self.normalize_by_std = bool(normalize_by_std)
+        self._groups_param = check_groups(groups)
+        self._group_rule = FixedSourceWeights(group_weights)
+        self._group_pools: dict[str, list[Pool]] = {}
+        """Pools of each group (one group ``""`` holding every pool without ``groups``)."""
+        self._group_share: dict[str, float] = {}
         self._rng = random.Random(seed)
         self._draws = DrawCounts([])
         self._recent: dict[Pool, list[list[float]]] = {}
@@ -158,18 +177,31 @@ class LearnabilityUcbPolicy(SamplingPolicy):
             raise ValueError("learnability_ucb policy needs at least one non-empty pool")
         check_patterns_match("learnability_ucb difficulty_sources", self.difficulty_sources, [s for s, _ in pool_sizes])
         pools = sorted(pool_sizes)
+        if self._groups_param is None:
+            self._group_pools, self._group_share = {"": pools}, {"": 1.0}
+        else:
+            rows: dict[str, int] = {}
+            for (source, _), size in pool_sizes.items():
+                rows[source] = rows.get(source, 0) + int(size)
+            groups = SourceGroups(self._groups_param, rows)
+            self._group_rule.start(groups.names)
+            self._group_share = self._group_rule.weights()
+            self._group_pools = {name: [p for p in pools if groups.group_of[p[0]] == name] for name in groups.names}
         self._draws = DrawCounts(pools)
         self._recent = {pool: [] for pool in pools}
         self._seen = dict.fromkeys(pools, 0)
         self._refresh()
 
     def scores(self) -> dict[Pool, float]:
-        """Each pool's UCB score: mean |advantage| in the window plus the exploration bonus."""
-        total_log = 2.0 * math.log(sum(self._seen.values()) + 1)
-        return {
-            pool: self._learnability(pool) + self.exploration * math.sqrt(total_log / (self._seen[pool] + 1))
-            for pool in self._recent
-        }
+        """Each pool's UCB score: mean |advantage| in the window plus the exploration bonus (whose N counts the
+        responses of the pool's group)."""
+        scores: dict[Pool, float] = {}
+        for pools in self._group_pools.values():
+            total_log = 2.0 * math.log(sum(self._seen[pool] for pool in pools) + 1)
+            for pool in pools:
+                bonus = self.exploration * math.sqrt(total_log / (self._seen[pool] + 1))
+                scores[pool] = self._learnability(pool) + bonus
+        return scores
 
     def _learnability(self, pool: Pool) -> float:
         """Mean |advantage| over the pool's window (0 before any response, as in DUMP)."""
@@ -177,11 +209,17 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         return sum(total for total, _ in self._recent[pool]) / count if count else 0.0
 
     def _refresh(self) -> WeightedChoice[Pool]:
-        """Rebuild the draw distribution from the current scores and return it."""
+        """Rebuild the draw distribution from the current scores and return it: within each group a softmax over
+        its pools' scores, times the group's share."""
         scores = self.scores()
-        top = max(scores.values())
-        pools = list(scores)
-        self._choice = WeightedChoice(pools, [math.exp((scores[p] - top) / self.temperature) for p in pools])
+        weights: dict[Pool, float] = {}
+        for group, pools in self._group_pools.items():
+            top = max(scores[p] for p in pools)
+            exps = [math.exp((scores[p] - top) / self.temperature) for p in pools]
+            scale = 1.0 if len(self._group_pools) == 1 else self._group_share[group] / sum(exps)
+            weights.update({pool: scale * value for pool, value in zip(pools, exps, strict=True)})
+        pools = sorted(weights)
+        self._choice = WeightedChoice(pools, [weights[p] for p in pools])
         return self._choice
 
     def draw(self) -> Pool:
@@ -215,6 +253,8 @@ class LearnabilityUcbPolicy(SamplingPolicy):
         for source, interval in self._recent:
             if self._seen[(source, interval)]:
                 metrics[f"sampler/abs_advantage/{source}/{interval}"] = self._learnability((source, interval))
+        if len(self._group_pools) > 1:
+            metrics.update({f"sampler/group_weight/{group}": share for group, share in self._group_share.items()})
         metrics.update(self._draws.metrics())
         metrics["sampler/ignored_records"] = float(ignored)
         return metrics

@@ -17,7 +17,7 @@ from samplers.draw_counts import DrawCounts
 from samplers.drawing import WeightedChoice, restore_rng, rng_state
 from samplers.records import rewards_by_pool, sums_by_source
 from samplers.source_groups import SourceGroups, check_groups
-from samplers.source_weighting import EmaSourceWeights, FixedSourceWeights, SourceRule
+from samplers.source_weighting import EmaSourceWeights, FixedSourceWeights, SourceRule, observe_signal
 
 
 class SourceMixPolicy(SamplingPolicy):
@@ -81,7 +81,7 @@ class SourceMixPolicy(SamplingPolicy):
     def update(self, records: Sequence[Record]) -> dict[str, float]:
         assert self._groups is not None
         grouped, ignored = rewards_by_pool(records, self._draws.counts)
-        self._rule.observe(self._groups.means(sums_by_source(grouped)))
+        observe_signal(self._rule, self._groups, records, self._draws.counts, sums_by_source(grouped))
         self._refresh()
         metrics = self._rule.metrics()
         metrics.update(self._draws.metrics())
@@ -128,6 +128,7 @@ class EmaReweightPolicy(SourceMixPolicy):
         alpha: EMA step in (0, 1].
         temperature: softmax temperature over negative EMAs (> 0).
         floor: least probability per group, in [0, 1/n].
+        signal: what the EMA averages, ``success`` or ``reward`` (``EmaSourceWeights``).
         groups: group name -> member sources; None makes each ``data_source`` its own group.
     """
 
@@ -141,6 +142,8 @@ class EmaReweightPolicy(SourceMixPolicy):
         alpha: float = 0.1,
         temperature: float = 0.3,
         floor: float = 0.1,
+        signal: str = "success",
         groups: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        super().__init__(EmaSourceWeights(weights, alpha=alpha, temperature=temperature, floor=floor), seed, groups)
+        rule = EmaSourceWeights(weights, alpha=alpha, temperature=temperature, floor=floor, signal=signal)
+        super().__init__(rule, seed, groups)

@@ -14,16 +14,25 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
+from samplers.base import Pool, Record
 from samplers.drawing import normalized
+from samplers.source_groups import SourceGroups
+
+SIGNALS = ("reward", "success")
+"""What a rule compares between groups: each response's scalar reward, or its success indicator."""
 
 
 class SourceRule(ABC):
     """Turns per-source mean rewards into per-source sampling weights."""
 
     kind: str = ""
+    signal: str = "reward"
+    """Which per-response value the rule's means are taken over (``SIGNALS``); a fixed ratio reads none."""
+    fallback_records: int = 0
+    """Responses of the last step that had no success indicator and counted their reward instead."""
 
     @abstractmethod
     def start(self, sources: Sequence[str]) -> None:
@@ -102,8 +111,8 @@ class FixedSourceWeights(SourceRule):
 class EmaSourceWeights(SourceRule):
     """Draws more from the source whose reward EMA is lower (stage-2 strategy 2).
 
-    Each source's EMA starts at its first observed mean reward. Until every source has one, the prior weights
-    hold (as in the reference, which waits for all sources). Then
+    Each source's EMA starts at its first observed mean (of the reward or the success indicator, by ``signal``).
+    Until every source has one, the prior weights hold (as in the reference, which waits for all sources). Then
     ``w_s = floor + (1 - n*floor) * softmax_s(log(prior_s) - ema_s / temperature)``.
 
     Args:
@@ -111,6 +120,12 @@ class EmaSourceWeights(SourceRule):
         alpha: EMA step in (0, 1]; higher reacts faster.
         temperature: softmax temperature > 0; lower moves more mass per unit of reward gap.
         floor: least probability of every source, in [0, 1/n] for n sources.
+        signal: ``success`` (the default) compares groups on each response's success indicator (the reward's
+            ``acc``: every instruction followed for IF, the exact answer for LogicIF), ``reward`` on the scalar
+            reward. Rewards of different families sit on different scales (IF's fraction of instructions followed
+            against LogicIF's all-or-nothing), so a reward EMA gap is partly a scale gap; success means the same
+            in every family. A response without a success indicator counts its reward (``sampler/signal_fallback``
+            says how many did).
 
     Raises:
         ValueError: a parameter out of range.
@@ -124,7 +139,10 @@ class EmaSourceWeights(SourceRule):
         alpha: float = 0.1,
         temperature: float = 0.3,
         floor: float = 0.1,
+        signal: str = "success",
     ) -> None:
+        if signal not in SIGNALS:
+            raise ValueError(f"signal must be one of {SIGNALS}, got {signal!r}")
         if not 0.0 < alpha <= 1.0:
             raise ValueError(f"alpha must be in (0, 1], got {alpha}")
         if not temperature > 0.0:
@@ -135,6 +153,7 @@ class EmaSourceWeights(SourceRule):
         self.alpha = float(alpha)
         self.temperature = float(temperature)
         self.floor = float(floor)
+        self.signal = signal
         self._prior: dict[str, float] = {}
         self._ema: dict[str, float] = {}
         self._weights: dict[str, float] = {}
@@ -173,6 +192,8 @@ class EmaSourceWeights(SourceRule):
     def metrics(self) -> dict[str, float]:
         metrics = {f"sampler/weight/{source}": weight for source, weight in self._weights.items()}
         metrics.update({f"sampler/ema/{source}": ema for source, ema in self._ema.items()})
+        if self.signal == "success":
+            metrics["sampler/signal_fallback"] = float(self.fallback_records)
         return metrics
 
     def state_dict(self) -> dict[str, Any]:
@@ -184,6 +205,42 @@ class EmaSourceWeights(SourceRule):
             raise ValueError(f"saved EMA names sources {unknown} that are not in the data {sorted(self._prior)}")
         self._ema = {source: float(value) for source, value in state["ema"].items()}
         self._weights = self._compute_weights()
+
+
+def observe_signal(
+    rule: SourceRule,
+    groups: SourceGroups,
+    records: Sequence[Record],
+    pools: Container[Pool],
+    reward_sums: Mapping[str, tuple[float, int]],
+) -> None:
+    """Feed ``rule`` one step's mean per group of the value it compares (``rule.signal``).
+
+    Args:
+        rule: the group-weighting rule.
+        groups: the resolved source groups.
+        records: the step's records (success indicators are read from them).
+        pools: the pools the policy knows; records of other pools are left out, as for rewards.
+        reward_sums: per-source (sum, count) of the step's finite rewards (what ``reward`` compares).
+    """
+    if rule.signal == "reward":
+        rule.observe(groups.means(reward_sums))
+        return
+    sums: dict[str, tuple[float, int]] = {}
+    fallback = 0
+    for record in records:
+        if (record.source, record.interval) not in pools:
+            continue
+        success = getattr(record, "success", None)
+        if success is None:
+            success, fallback = record.reward, fallback + 1
+        value = float(success)
+        if not math.isfinite(value):
+            continue
+        total, count = sums.get(record.source, (0.0, 0))
+        sums[record.source] = (total + value, count + 1)
+    rule.fallback_records = fallback
+    rule.observe(groups.means(sums))
 
 
 SOURCE_RULES: dict[str, type[SourceRule]] = {"fixed": FixedSourceWeights, "ema": EmaSourceWeights}

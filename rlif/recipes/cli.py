@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -159,6 +160,35 @@ def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
     return table
 
 
+def stage_gpu_hours(written: Sequence[Written]) -> list[str]:
+    """One line per stage of the written GPU runs: how many runs (and arms, when some run several seeds) and the
+    planner's GPU-hours of them all, fast end to slow end, so the cost of a stage is read before it is submitted."""
+    from rlif.runs.planner import plan_run
+
+    totals: dict[str, list[Any]] = {}
+    for item in written:
+        run = item.run
+        if run.cpu_mode:
+            continue
+        entry = totals.setdefault(run.stage, [0, set(), 0.0, 0.0, 0])
+        entry[0] += 1
+        entry[1].add(run.arm)
+        hours = plan_run(run, REPO_ROOT).gpu_hours_range()
+        if hours is None:
+            entry[4] += 1
+            continue
+        entry[2] += hours[0]
+        entry[3] += hours[1]
+    lines = []
+    for stage, (runs, arms, fast, slow, unknown) in totals.items():
+        count = f"{runs} runs" if len(arms) == runs else f"{runs} runs ({len(arms)} arms x seeds)"
+        line = f"stage {stage}: {count}, {fast:,.0f}-{slow:,.0f} GPU-h by the planner"
+        if unknown:
+            line += f" ({unknown} run{'s' if unknown > 1 else ''} with an unknown step count left out)"
+        lines.append(line)
+    return lines
+
+
 def select_runs(matrix: Matrix, args: argparse.Namespace) -> list[RunSpec]:
     """The selected runs, in CPU mode when asked."""
     runs = matrix.select(names=args.runs or None, stages=args.stage or None)
@@ -282,6 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.dry_run:
         (REPO_ROOT / "log").mkdir(exist_ok=True)
     console.print(summary_table(written, args.dry_run))
+    for line in stage_gpu_hours(written):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.submit and not args.dry_run:
         return 1 if submit(written, console) else 0
     return 0

@@ -8,6 +8,9 @@ run states its own deltas), and a GPU run rebuilt in CPU mode (``Matrix.in_cpu_m
 
 A ``from_winner`` link may only name stages of earlier runs and take keys the run leaves to the winner; the matrix
 checks that here, and the generator resolves the link (``rlif.recipes.chained``) through ``Matrix.resolved``.
+
+A run or group that declares ``seeds: [1, 2, 3]`` becomes one run per seed, ``<name>_s<seed>`` (``rlif.runs.spec``
+``build_runs``); selecting the declared name selects every replicate.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from rlif.runs.spec import TAKE_FORBIDDEN, RunSpec, build_run, deep_merge, set_dotted
+from rlif.runs.spec import TAKE_FORBIDDEN, RunSpec, build_run, build_runs, deep_merge, replicate_raw, set_dotted
 
 SHIPPED_MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
 """The repository's matrix: its ``defaults:`` section is the only place a run setting's default is written."""
@@ -34,7 +37,8 @@ class Matrix:
         runs: every run, in file order.
         cpu_profile: the raw mapping merged over a run built in CPU mode.
         defaults: the raw defaults mapping (kept so CPU mode can rebuild a run).
-        raw_runs: each run's raw mapping by name, its ``group`` key removed (same reason).
+        raw_runs: each run's raw mapping by name, its ``group`` key removed (same reason); a replicate's is its
+            entry's with the seed applied.
         groups: each group's raw mapping by name.
         group_of: the group each run joins, by run name (absent: none).
     """
@@ -55,12 +59,13 @@ class Matrix:
         return list(dict.fromkeys(run.stage for run in self.runs))
 
     def select(self, names: list[str] | None = None, stages: list[str] | None = None) -> list[RunSpec]:
-        """Runs matching any given name or stage; every GPU run (no CPU-mode run) when neither is given.
+        """Runs matching any given name (a declared name with ``seeds`` selects its replicates) or stage; every GPU
+        run (no CPU-mode run) when neither is given.
 
         Raises:
             ValueError: a name or stage that is not in the matrix (the message lists the known ones).
         """
-        unknown = sorted(set(names or ()) - set(self.names()))
+        unknown = sorted(set(names or ()) - set(self.names()) - {run.arm for run in self.runs})
         if unknown:
             raise ValueError(f"unknown run(s) {unknown}; known runs: {self.names()}")
         unknown = sorted(set(stages or ()) - set(self.stages()))
@@ -68,7 +73,8 @@ class Matrix:
             raise ValueError(f"unknown stage(s) {unknown}; known stages: {self.stages()}")
         if not names and not stages:
             return [r for r in self.runs if not r.cpu_mode]
-        return [r for r in self.runs if r.name in (names or ()) or r.stage in (stages or ())]
+        wanted = set(names or ())
+        return [r for r in self.runs if r.name in wanted or r.arm in wanted or r.stage in (stages or ())]
 
     def in_cpu_mode(self, run: RunSpec) -> RunSpec:
         """``run`` rebuilt in CPU mode: CPU profile merged over it, name suffixed ``_cpu`` (never a GPU script's).
@@ -85,7 +91,10 @@ class Matrix:
     def merged_raw(self, name: str) -> dict[str, Any]:
         """The run's entry merged over the defaults and its group (its settings before any chain link is resolved)."""
         group = self.groups.get(self.group_of.get(name, ""), {})
-        return deep_merge(deep_merge(self.defaults, group), self.raw_runs[name])
+        merged = deep_merge(deep_merge(self.defaults, group), self.raw_runs[name])
+        if "replicate" in merged:  # the seeds were expanded into this run
+            merged.pop("seeds", None)
+        return merged
 
     def resolved(self, name: str, raw: Mapping[str, Any], inherited: Mapping[str, Any]) -> RunSpec:
         """Run ``name`` rebuilt from its merged ``raw`` mapping with the winner's ``inherited`` values (dotted
@@ -123,10 +132,14 @@ def load_matrix(path: Path) -> Matrix:
         raise ValueError(f"{path}: defaults and cpu_profile must be mappings, runs a list")
     if "from_winner" in defaults or "from_winner" in cpu_profile:
         raise ValueError(f"{path}: from_winner belongs to a run entry, not to defaults or cpu_profile")
+    if "seeds" in cpu_profile:
+        raise ValueError(f"{path}: seeds belongs to a run entry, a group or defaults, not to cpu_profile")
     groups = _load_groups(data.get("groups") or {}, path)
     runs: list[RunSpec] = []
     raw_runs: dict[str, Mapping[str, Any]] = {}
     group_of: dict[str, str] = {}
+    names: set[str] = set()
+    # declared names: a name with seeds is no run's own, but no other entry may take it
     for index, written in enumerate(data["runs"]):
         if not isinstance(written, dict) or not isinstance(written.get("name"), str):
             raise ValueError(f"{path}: runs[{index}] must be a mapping with a string 'name'")
@@ -139,15 +152,20 @@ def load_matrix(path: Path) -> Matrix:
             if group not in groups:
                 raise ValueError(f"{path}: run {name!r}: group {group!r} is not one of groups: {sorted(groups)}")
             group_of[name] = group
-        raw_runs[name] = entry
         merged = deep_merge(defaults, groups.get(group, {}))
         if deep_merge(merged, entry).get("cpu_mode") is True:
             merged = deep_merge(merged, cpu_profile)
         merged = deep_merge(merged, entry)
-        run = build_run(merged, where=f"{path}: run {name!r}")
-        if run.from_winner is not None:
-            check_link(run, entry, runs, where=f"{path}: run {name!r}")
-        runs.append(run)
+        built = build_runs(merged, where=f"{path}: run {name!r}")
+        for run in built:
+            if run.name in raw_runs or (len(built) > 1 and run.name in names):
+                raise ValueError(f"{path}: duplicate run name {run.name!r}")
+            raw_runs[run.name] = entry if run.replicate is None else replicate_raw(entry, run.replicate.seed)
+            if group is not None:
+                group_of[run.name] = group
+            if run.from_winner is not None:
+                check_link(run, entry, runs, where=f"{path}: run {name!r}")
+            runs.append(run)
     return Matrix(
         runs=tuple(runs),
         cpu_profile=cpu_profile,

@@ -96,6 +96,10 @@ class TrainSpec:
         test_freq: validate every this many steps.
         val_before_train: validate once before step 1.
         logger: verl logger backends.
+        drop_tied_groups: DAPO's dynamic sampling: a prompt whose responses all earn the same reward (no GRPO
+            advantage) is dropped from the step's batch and replaced by newly generated prompts, in rlif's replay
+            buffer (``rlif.verl_glue.v1_feedback``; verl's own ``algorithm.filter_groups`` is skipped when a custom
+            replay buffer is set). The sampling policy still sees the dropped prompts' rewards. V1 trainers only.
         trainer: which verl 0.9.1 trainer runs: ``v1_sync`` (the V1 trainer, verl's default), ``v1_colocate_async``
             (V1; rollout of the next batch overlaps with training, so the sampling feedback arrives about one batch
             late) or ``legacy`` (verl's deprecated pre-V1 trainer, which works without V1 and TransferQueue).
@@ -135,6 +139,7 @@ class TrainSpec:
     test_freq: int
     val_before_train: bool
     logger: tuple[str, ...]
+    drop_tied_groups: bool
     trainer: str
 
 
@@ -285,7 +290,71 @@ class WinnerSpec:
         return text + (" (sign-off)" if self.sign_off else "")
 
 
-TAKE_FORBIDDEN = frozenset({"name", "stage", "description", "cpu_mode", "from_winner"})
+@dataclass(frozen=True)
+class Replicate:
+    """One seed of a run declared with ``seeds: [...]``: the matrix writes one run per seed.
+
+    Attributes:
+        arm: the declared run name (the replicates' common name, without the ``_s<seed>`` suffix).
+        seed: this replicate's seed: the sampler's RNG, verl's data order, the rollout's sampling and the actor's
+            mini-batch order (``rlif.verl_glue.overrides``).
+    """
+
+    arm: str
+    seed: int
+
+
+REPLICATE_SUFFIX = "_s{seed}"
+"""Appended to a replicate's name, so each seed has its own script, checkpoint directory and wandb run."""
+
+
+def parse_seeds(raw: Any, where: str) -> tuple[int, ...]:
+    """Read ``seeds``: a non-empty list of distinct integers >= 0.
+
+    Raises:
+        ValueError: names ``where`` and what is wrong.
+    """
+    if (
+        not isinstance(raw, list)
+        or not raw
+        or not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in raw)
+    ):
+        raise ValueError(f"{where}: seeds must be a non-empty list of integers >= 0, got {raw!r}")
+    if len(set(raw)) != len(raw):
+        raise ValueError(f"{where}: seeds names a seed twice: {raw}")
+    return tuple(raw)
+
+
+def replicate_raw(raw: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """The merged mapping of one replicate of ``raw`` (which declares ``seeds``): ``<name>_s<seed>``, the seed in
+    ``sampler.seed`` and in the ``replicate`` record, ``seeds`` removed."""
+    merged = copy.deepcopy(dict(raw))
+    merged.pop("seeds", None)
+    arm = str(merged["name"])
+    merged["name"] = arm + REPLICATE_SUFFIX.format(seed=seed)
+    set_dotted(merged, "sampler.seed", seed)
+    merged["replicate"] = {"arm": arm, "seed": seed}
+    return merged
+
+
+def build_runs(raw: Mapping[str, Any], where: str) -> list[RunSpec]:
+    """The runs of one merged matrix entry: one run, or one per seed when it declares ``seeds``.
+
+    Raises:
+        ValueError: what ``build_run`` raises, a malformed ``seeds``, ``seeds`` together with ``from_winner`` (a
+            chain link compares single runs), or a ``replicate`` key written by hand.
+    """
+    if "replicate" in raw:
+        raise ValueError(f"{where}: replicate is set by seeds: [...], not written in the matrix")
+    if raw.get("seeds") is None:
+        return [build_run({k: v for k, v in raw.items() if k != "seeds"}, where)]
+    seeds = parse_seeds(raw["seeds"], where)
+    if raw.get("from_winner") is not None:
+        raise ValueError(f"{where}: seeds and from_winner together are not supported (a link takes one run's settings)")
+    return [build_run(replicate_raw(raw, seed), f"{where} (seed {seed})") for seed in seeds]
+
+
+TAKE_FORBIDDEN = frozenset({"name", "stage", "description", "cpu_mode", "from_winner", "replicate"})
 """Keys that identify a run; a winner cannot pass them on."""
 
 
@@ -313,8 +382,9 @@ class RunSpec:
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.verl_glue.cpu_support``
             env and overrides. Only for the local Slurm test and the CPU demo; the GPU scripts never import it.
         from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
-            resolves it, the taken keys hold the defaults' (or the run's group's) values. The one field with a
-            default: a link belongs to a single run entry, so ``defaults:`` cannot hold it and most runs have none.
+            resolves it, the taken keys hold the defaults' (or the run's group's) values. A field with a default:
+            a link belongs to a single run entry, so ``defaults:`` cannot hold it and most runs have none.
+        replicate: the arm and seed of a run declared with ``seeds`` (None: a single run); set by the matrix.
     """
 
     name: str
@@ -335,6 +405,12 @@ class RunSpec:
     eval: EvalSpec
     cpu_mode: bool
     from_winner: WinnerSpec | None = None
+    replicate: Replicate | None = None
+
+    @property
+    def arm(self) -> str:
+        """The declared run name: the replicates of one ``seeds`` entry share it."""
+        return self.replicate.arm if self.replicate is not None else self.name
 
     @property
     def val_sampling(self) -> SamplingSpec:
@@ -463,7 +539,10 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
     raw = dict(raw)
     link = parse_winner(raw.pop("from_winner"), where) if raw.get("from_winner") is not None else None
     raw.pop("from_winner", None)
+    replicate = raw.pop("replicate", None)
     run = dataclasses.replace(_build(RunSpec, raw, where, prefix=""), from_winner=link)
+    if replicate is not None:
+        run = dataclasses.replace(run, replicate=Replicate(arm=str(replicate["arm"]), seed=int(replicate["seed"])))
     if not RUN_NAME.match(run.name):
         raise ValueError(f"{where}: name {run.name!r} must match {RUN_NAME.pattern}")
     if not run.cpu_mode and not run.train_files:

@@ -49,8 +49,26 @@ PLUS_KEYS = (
     re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),
     re.compile(r"^reward\.custom_reward_function\.reward_kwargs\.(" + "|".join(sorted(REWARD_KWARGS)) + r")$"),
     re.compile(r"^data\.rlif_sampler\.(name|params|seed|on_data_change|feedback_dir)$"),
+    re.compile(r"^trainer\.v1\.sampler\.sampler_kwargs\.rlif_drop_tied_groups$"),
 )
-"""The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options and sampler."""
+"""The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options, sampler and replay-buffer
+options."""
+
+DROP_TIED_GROUPS_KEY = "rlif_drop_tied_groups"
+"""``trainer.v1.sampler.sampler_kwargs`` key (verl passes the node to the replay buffer) that turns on rlif's
+dynamic sampling (``train.drop_tied_groups``)."""
+
+REPLICATE_SEED_KEYS = (
+    "data.seed",
+    "actor_rollout_ref.rollout.seed",
+    "actor_rollout_ref.actor.data_loader_seed",
+)
+"""verl 0.9.1's seeds that a replicate's seed sets, beside the sampler's (``data.rlif_sampler.seed``): the training
+dataloader's shuffle generator (``trainer/ppo/utils.py`` ``create_rl_sampler``; rlif's dataset draws its own rows,
+so this touches only verl's index order and ``train_max_samples`` subsetting), vLLM's engine seed (``replica_rank +
+seed``, ``vllm_async_server.py``: the rollout sampling) and the actor's mini-batch shuffle
+(``trainer_base.py`` ``update_actor``). The FSDP engine seed (``actor.fsdp_config.seed``) is left at 42: it seeds
+no sampling in full fine-tuning."""
 
 CPU_PLUS_KEYS = (
     re.compile(r"^actor_rollout_ref\.model\.override_config\.[A-Za-z_]\w*$"),
@@ -258,6 +276,8 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ],
         # which verl trainer, and how the per-step feedback reaches the sampling policy
         *trainer_overrides(t.trainer),
+        *drop_tied_groups_overrides(t.drop_tied_groups),
+        *replicate_overrides(run),
         # trainer
         ("trainer.logger", list(t.logger)),
         ("trainer.project_name", run.project),
@@ -292,6 +312,24 @@ def trainer_overrides(trainer: str) -> list[Override]:
     if trainer == "legacy":
         overrides.append(Override("data.rlif_sampler.feedback_dir", "${CKPT_DIR}", plus=True))
     return overrides
+
+
+def drop_tied_groups_overrides(enabled: bool) -> list[Override]:
+    """rlif's dynamic sampling (``train.drop_tied_groups``): the replay buffer's switch, and dataloader fetches of
+    one prompt so that a dropped prompt is replaced exactly (verl forces this only for its own group filter)."""
+    if not enabled:
+        return []
+    return [
+        Override(f"trainer.v1.sampler.sampler_kwargs.{DROP_TIED_GROUPS_KEY}", "true", plus=True),
+        Override("data.gen_batch_size", "1"),
+    ]
+
+
+def replicate_overrides(run: RunSpec) -> list[Override]:
+    """A replicate's seed in verl's seed keys (``REPLICATE_SEED_KEYS``); nothing for a run without ``seeds``."""
+    if run.replicate is None:
+        return []
+    return [Override(key, hydra_value(run.replicate.seed)) for key in REPLICATE_SEED_KEYS]
 
 
 def all_overrides(run: RunSpec) -> list[Override]:
@@ -347,7 +385,7 @@ def substitute(override: Override, values: Mapping[str, str]) -> str:
 
 def override_problems(overrides: Sequence[Override], cpu_mode: bool) -> list[tuple[str, str]]:
     """What verl composes without complaint and then ignores: unknown added keys, legacy reward keys, a key set twice,
-    dataloader workers with rlif's dataset.
+    dataloader workers with rlif's dataset, verl's own group filter.
 
     Args:
         overrides: all of a run's overrides (the CPU overrides included for a CPU-mode run).
@@ -381,6 +419,15 @@ def override_problems(overrides: Sequence[Override], cpu_mode: bool) -> list[tup
             for key in last
             if key.startswith("trainer.v1.")
         ]
+    if last.get("algorithm.filter_groups.enable", "false").lower() == "true":
+        problems.append(
+            (
+                "algorithm.filter_groups.enable",
+                "verl 0.9.1's V1 trainer skips its group filter when a custom replay buffer is set, and rlif always "
+                "sets one, so no group would be dropped; use rlif's setting train.drop_tied_groups: true (rlif's "
+                "replay buffer drops the tied groups and still shows their rewards to the sampler)",
+            )
+        )
     # rlif's trainer config sets PolicySampledDataset and 0 workers: only an extra override can change either
     dataset = last.get("data.custom_cls.name", "PolicySampledDataset")
     if dataset == "PolicySampledDataset" and last.get("data.dataloader_num_workers", "0") != "0":

@@ -9,6 +9,15 @@ prompts of about ``num_warmup_batches`` batches are already in flight when feedb
 rewards of the batch trained one to two steps earlier, and verl's async buffer keeps evicting groups older than
 ``max_off_policy_threshold`` steps.
 
+With ``train.drop_tied_groups`` (DAPO's dynamic sampling) the buffer also drops every prompt whose responses all
+earned the same reward and has new prompts generated in their place, with verl's own filter machinery
+(``ReplayBuffer(filter_groups_metric="reward")``: in sync mode each dropped prompt adds two to the refill, in flight
+up to one batch, and the surplus is discarded once a batch is full). verl 0.9.1 hands that machinery only to its
+built-in buffers (``algorithm.filter_groups`` is skipped when a custom buffer is set), so rlif's buffer turns it on
+itself from ``trainer.v1.sampler.sampler_kwargs``. The policy still learns from every generated prompt: the records
+of dropped and surplus prompts are read before verl clears them and given to the policy with the batch's, so a
+policy that reads rewards sees the ties (an all-solved or all-failed pool) and the exposure metrics count them.
+
 This module is the only one that imports verl's V1 package (``verl.trainer.ppo.v1``) and TransferQueue: the V1
 trainer and TransferQueue change between verl versions and are gone on verl's ``neo`` branch, so the reward entry
 and the dataset (``rlif.verl_glue.hooks``) must import without them; the legacy trainer gets the same feedback
@@ -31,6 +40,7 @@ from rlif.verl_glue.hooks import (
     _plain,
     reward_flag_metrics,
 )
+from rlif.verl_glue.overrides import DROP_TIED_GROUPS_KEY
 from samplers import Record
 
 __all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "read_records"]
@@ -40,10 +50,23 @@ class _RewardFeedback:
     """One step of reward feedback to the training dataset's policy, after verl's own ``sample``.
 
     verl constructs the buffer with the stock keyword arguments; ``refill_fn`` is the trainer's bound method,
-    through which the buffer reaches ``trainer.train_dataset``.
+    through which the buffer reaches ``trainer.train_dataset`` (and, for dynamic sampling, the batch size).
+
+    Raises:
+        ValueError: dynamic sampling without a ``refill_fn`` (nothing could replace a dropped prompt).
     """
 
     refill_fn: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        options = kwargs.get("sampler_kwargs") or {}
+        self.drops_tied_groups = bool(options.get(DROP_TIED_GROUPS_KEY, False))
+        if self.drops_tied_groups:
+            kwargs = {**kwargs, **_dynamic_sampling_kwargs(kwargs.get("refill_fn"))}
+        self._outside_batch: list[Record] = []
+        """Records of generated prompts that verl cleared before they reached a batch (dropped or surplus)."""
+        self._groups_outside_batch = 0
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def sample(self, global_steps: int, partition_id: str, batch_size: int) -> tuple[Any, dict]:
         batch, metrics = super().sample(global_steps, partition_id, batch_size)  # type: ignore[misc]
@@ -51,10 +74,27 @@ class _RewardFeedback:
             return batch, metrics
         dataset = self._train_dataset()
         records, flags = read_records(batch.keys, partition_id)
+        outside, groups = self._outside_batch, self._groups_outside_batch
+        self._outside_batch, self._groups_outside_batch = [], 0
         metrics = dict(metrics)
-        metrics.update(dataset.feedback(records))
+        metrics.update(dataset.feedback(records + outside))
         metrics.update(flags)
+        if self.drops_tied_groups:
+            metrics["sampler/feedback_outside_batch/prompts"] = float(groups)
+            metrics["sampler/feedback_outside_batch/responses"] = float(len(outside))
         return batch, metrics
+
+    def _clear_groups(self, partition_id: str, uids: set[str]) -> None:
+        """Before verl clears finished prompts from TransferQueue (dropped as tied, or surplus to the batch), keep
+        their records for the policy: what it learns from is every prompt generated, not only those trained on."""
+        if self.drops_tied_groups and partition_id == "train" and uids:
+            finished = set(uids) & self.finished_keys[partition_id]  # type: ignore[attr-defined]
+            keys = sorted(key for key in self.partitions[partition_id] if key.split("_")[0] in finished)  # type: ignore[attr-defined]
+            if keys:
+                records, _ = read_records(keys, partition_id)
+                self._outside_batch.extend(records)
+                self._groups_outside_batch += len({record.group for record in records})
+        super()._clear_groups(partition_id, uids)  # type: ignore[misc]
 
     def _train_dataset(self) -> PolicySampledDataset:
         trainer = getattr(self.refill_fn, "__self__", None)
@@ -65,6 +105,28 @@ class _RewardFeedback:
                 f"(path pkg://rlif.verl_glue.hooks); the trainer's train_dataset is {type(dataset).__name__}"
             )
         return dataset
+
+
+def _dynamic_sampling_kwargs(refill_fn: Any) -> dict[str, Any]:
+    """The keyword arguments verl gives its built-in buffer for ``algorithm.filter_groups`` with ``metric:
+    reward`` (``trainer_base.py`` ``_build_replay_buffer``): ties on the scalar reward, refills one prompt at a
+    time, at most one batch in flight.
+
+    Raises:
+        ValueError: no ``refill_fn`` bound to a trainer with a config.
+    """
+    config = getattr(getattr(refill_fn, "__self__", None), "config", None)
+    if config is None:
+        raise ValueError(
+            f"{DROP_TIED_GROUPS_KEY} (train.drop_tied_groups) needs verl's refill_fn, bound to the trainer, to replace "
+            "the dropped prompts"
+        )
+    return {
+        "filter_groups_metric": "reward",
+        "train_batch_size": int(config.data.train_batch_size),
+        "gen_batch_size": 1,
+        "max_inflight_gen_batches": 1,
+    }
 
 
 class RewardFeedbackReplayBuffer(_RewardFeedback, ReplayBuffer):

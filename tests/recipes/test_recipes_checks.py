@@ -119,3 +119,18 @@ def test_the_run_check_accepts_every_reward_option_the_reward_entry_accepts(base
         check_reward_kwargs({option: default})
         extra = [f"+reward.custom_reward_function.reward_kwargs.{option}={default}"]
         assert problems_of(base, extra) == [], option
+
+
+def test_verl_group_filter_is_refused_naming_rlif_s_setting(base):
+    found = [p for p in problems_of(base, ["algorithm.filter_groups.enable=true"]) if "filter_groups" in p.key]
+    assert found and "train.drop_tied_groups" in found[0].message
+
+
+def test_drop_tied_groups_turns_on_rlif_s_buffer_filter(matrix):
+    dapo = next(run for run in matrix.runs if run.arm == "stage2_qwen17b_think_1v1_dapo")
+    texts = {o.text for o in build_overrides(dapo)}
+    assert "+trainer.v1.sampler.sampler_kwargs.rlif_drop_tied_groups=true" in texts
+    assert "data.gen_batch_size=1" in texts
+    assert check_run(dapo, all_overrides(dapo)) == []
+    legacy = dataclasses.replace(dapo, train=dataclasses.replace(dapo.train, trainer="legacy"))
+    assert any("trainer.v1" in p.key for p in check_run(legacy, build_overrides(legacy)))

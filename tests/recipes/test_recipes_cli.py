@@ -149,3 +149,14 @@ def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
     assert [p.key for p in preflight_problems(runs, preflight_environment(tmp_path / "none"), root=tmp_path)] == [
         "model"
     ]
+
+
+def test_summary_ends_with_the_stage_s_gpu_hours(tmp_path, capsys):
+    args = ["--stage", "stage2", "--dry-run", "--skip-verl-check", "--skip-preflight", "--out", str(tmp_path)]
+    assert main(args) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("stage stage2: ")]
+    assert len(lines) == 1
+    assert lines[0].startswith("stage stage2: 27 runs (9 arms x seeds), ")
+    assert lines[0].endswith(" GPU-h by the planner")
+    low, high = (float(x.replace(",", "")) for x in lines[0].split(", ")[1].split(" ")[0].split("-"))
+    assert 27 * 600 < low < high < 27 * 1400

@@ -51,16 +51,32 @@ def test_stage1_is_two_models_by_think_by_data(matrix):
 
 
 def test_stage2_names_and_policies(matrix):
-    runs = {r.name: r for r in by_stage(matrix, "stage2")}
+    runs = {r.arm: r for r in by_stage(matrix, "stage2") if r.replicate and r.replicate.seed == 1}
     assert set(runs) == {
         "stage2_qwen17b_think_1v1",
         "stage2_qwen17b_think_ema",
         "stage2_qwen17b_think_ema_rewardCurriculum",
         "stage2_qwen17b_think_ema_rewardCurriculum_decay",
+        "stage2_qwen17b_think_1v1_rewardCurriculum",
+        "stage2_qwen17b_think_1v1_rewardCurriculum_decay",
+        "stage2_qwen17b_think_fixed068",
+        "stage2_qwen17b_think_learnabilityUcb",
+        "stage2_qwen17b_think_1v1_dapo",
     }
     assert all(r.model == "Qwen/Qwen3-1.7B" and r.think for r in runs.values())
     assert runs["stage2_qwen17b_think_ema_rewardCurriculum_decay"].sampler.params["interval_decay"] == 0.5
     assert "interval_decay" not in runs["stage2_qwen17b_think_ema_rewardCurriculum"].sampler.params
+    for arm in ("stage2_qwen17b_think_1v1_rewardCurriculum", "stage2_qwen17b_think_1v1_rewardCurriculum_decay"):
+        assert (
+            runs[arm].sampler.params["source_weighting"] == "fixed" and "source_params" not in runs[arm].sampler.params
+        )
+    ema = [r for r in runs.values() if "ema" in r.name]
+    assert all(
+        {"alpha", "temperature", "floor", "signal"} <= set(r.sampler.params.get("source_params", r.sampler.params))
+        for r in ema
+    )
+    assert runs["stage2_qwen17b_think_1v1_dapo"].train.drop_tied_groups
+    assert sum(r.train.drop_tied_groups for r in runs.values()) == 1
 
 
 def test_graph_ablations_are_a_chain_volume_sampling_reward_base(matrix):
@@ -231,8 +247,8 @@ def test_group_merges_between_defaults_and_run(tmp_path):
 
 
 def test_every_default_lives_in_the_matrix_yaml():
-    """The run specs carry no defaults of their own (only a run's chain link is optional), so the YAML's
-    ``defaults:`` is the one place a default is written."""
+    """The run specs carry no defaults of their own (only a run's chain link and its replicate record, which the
+    matrix sets from ``seeds``, are optional), so the YAML's ``defaults:`` is the one place a default is written."""
     specs = [m.RunSpec, m.TrainSpec, m.RewardSpec, m.SamplerSpec, m.SlurmSpec, m.ValidationSpec, m.SamplingSpec]
     specs += [m.PlanSpec, m.EvalSpec]
     with_default = [
@@ -241,7 +257,7 @@ def test_every_default_lives_in_the_matrix_yaml():
         for f in dataclasses.fields(spec)
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     ]
-    assert with_default == ["RunSpec.from_winner"]
+    assert with_default == ["RunSpec.from_winner", "RunSpec.replicate"]
 
 
 @pytest.mark.parametrize("key", ["train.lr", "slurm.account", "sampler.on_data_change", "validation.no_think.top_k"])

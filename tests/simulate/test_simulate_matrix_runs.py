@@ -11,7 +11,12 @@ from rlif.runs.matrix import load_matrix
 from rlif.simulate import main, run_config, simulate, unlock_timeline
 
 MATRIX = Path(__file__).resolve().parents[2] / "recipe" / "matrix.yaml"
-CURRICULUM_RUNS = ("stage2_qwen17b_think_ema_rewardCurriculum", "stage2_qwen17b_think_ema_rewardCurriculum_decay")
+CURRICULUM_RUNS = (
+    "stage2_qwen17b_think_ema_rewardCurriculum_s1",
+    "stage2_qwen17b_think_ema_rewardCurriculum_decay_s1",
+    "stage2_qwen17b_think_1v1_rewardCurriculum_s1",
+    "stage2_qwen17b_think_1v1_rewardCurriculum_decay_s1",
+)
 
 
 @pytest.fixture(scope="module")
