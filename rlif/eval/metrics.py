@@ -92,14 +92,17 @@ def interval_keys(sources: Mapping[str, Sequence[Record]]) -> list[str]:
 
 def intervals(sources: Mapping[str, Sequence[Record]], flat: Mapping[str, float]) -> dict[str, dict[str, Any]]:
     """``{flat key: {value, low, high, n, level, prompts, samples}}``: the 95% bootstrap interval over units
-    (``rlif.eval.intervals``) of every key of ``interval_keys`` that ``flat`` holds; ``n`` counts the units
-    (prompts, or LogicIF functions)."""
+    (``rlif.eval.intervals``) of every key of ``interval_keys`` that ``flat`` holds and whose metric declares its
+    units (``rewards.registry.Metric.units``); ``n`` counts the units (prompts, or LogicIF functions)."""
     records = [record for items in sources.values() for record in items]
     out = {}
     for key in interval_keys(sources):
         if key not in flat:
             continue
-        units = metric_units(records, key)
+        try:
+            units = metric_units(records, key)
+        except ValueError:  # a metric declared without per-unit values has a point value only
+            continue
         nums, dens = zip(*units.values(), strict=True)
         interval = bootstrap(nums, dens)
         out[key] = {
