@@ -228,7 +228,7 @@ def resolve(
         )
     grouped = arms(link.candidates)
     merged = {
-        arm: {key: _mean_over_seeds([units[r][key] for r in runs]) for key, _ in link.criterion}
+        arm: {key: mean_over_seeds([units[r][key] for r in runs]) for key, _ in link.criterion}
         for arm, runs in grouped.items()
     }
     score = {arm: sum(w * _ratio(merged[arm][key]) for key, w in link.criterion) for arm in grouped}
@@ -272,7 +272,7 @@ def _ratio(units: Units) -> float:
     return sum(num for num, _ in units.values()) / total if total else math.nan
 
 
-def _mean_over_seeds(per_seed: Sequence[Units]) -> Units:
+def mean_over_seeds(per_seed: Sequence[Units]) -> Units:
     """Per unit that every seed evaluated, the mean of the seeds' numerators and denominators."""
     shared = set(per_seed[0]).intersection(*per_seed[1:])
     count = len(per_seed)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,41 +110,8 @@ def resolve_selection(
         ChainRefusedError: ``explicit`` and a selected chained run's link lacks results.
         ValueError: a winner lacks a setting to pass on, or a results file is unreadable (names the file).
     """
-    outcomes: dict[tuple[Any, ...], Resolution | MissingResultsError] = {}
-    final_raw: dict[str, dict[str, Any]] = {}
-    resolved_runs: dict[str, RunSpec] = {}
-    link_of: dict[str, tuple[Any, ...]] = {}
-    for run in matrix.runs:
-        if run.cpu_mode:
-            continue
-        raw = matrix.merged_raw(run.name)
-        link = run.from_winner
-        if link is None:
-            final_raw[run.name], resolved_runs[run.name] = raw, run
-            continue
-        key = (run.stage, link.stages, link.metric, link.take)
-        link_of[run.name] = key
-        if key not in outcomes:
-            outcomes[key] = _resolve_link(matrix, run, final_raw, eval_root)
-            found = outcomes[key]
-            if (
-                isinstance(found, Resolution)
-                and link.sign_off
-                and run.stage not in accept
-                and not accepted(decisions, run.stage, found)
-            ):
-                outcomes[key] = SignOffPendingError(
-                    f"stage {run.stage} waits for sign-off of its decision table:\n"
-                    + decision_text(found)
-                    + f"accept it with --accept {run.stage} (recorded in {decisions}/{run.stage}.json)"
-                )
-        outcome = outcomes[key]
-        if isinstance(outcome, MissingResultsError):
-            continue
-        resolved_runs[run.name] = matrix.resolved(run.name, raw, outcome.inherited)
-        final_raw[run.name] = raw
-        for name, value in outcome.inherited.items():
-            set_dotted(final_raw[run.name], name, value)
+    pending = lambda stage, found: stage not in accept and not accepted(decisions, stage, found)  # noqa: E731
+    outcomes, link_of, resolved_runs = _resolve_links(matrix, eval_root, pending, decisions)
 
     result = ChainOutcome(runs=[])
     for key, outcome in list(outcomes.items()):
@@ -171,6 +138,54 @@ def resolve_selection(
     for key, names in waiting.items():
         result.skipped.append(f"skipped {', '.join(names)}: {outcomes[key]}")
     return result
+
+
+def stage_decisions(matrix: Matrix, eval_root: Path) -> dict[str, Resolution | MissingResultsError]:
+    """Each chained stage's decision from the results under ``eval_root`` (or why it cannot be made), sign-off
+    aside: what the report's decision tables show."""
+    outcomes, _, _ = _resolve_links(matrix, eval_root, lambda stage, found: False, Path("recipe/decisions"))
+    return {key[0]: outcome for key, outcome in outcomes.items()}
+
+
+def _resolve_links(
+    matrix: Matrix,
+    eval_root: Path,
+    pending: Callable[[str, Resolution], bool],
+    decisions: Path,
+) -> tuple[dict[tuple[Any, ...], Resolution | MissingResultsError], dict[str, tuple[Any, ...]], dict[str, RunSpec]]:
+    """Every link of the matrix resolved in file order (outcome per link, link per chained run, runs rebuilt with
+    their winner's settings); ``pending(stage, resolution)`` says whether a stage still waits for sign-off."""
+    outcomes: dict[tuple[Any, ...], Resolution | MissingResultsError] = {}
+    final_raw: dict[str, dict[str, Any]] = {}
+    resolved_runs: dict[str, RunSpec] = {}
+    link_of: dict[str, tuple[Any, ...]] = {}
+    for run in matrix.runs:
+        if run.cpu_mode:
+            continue
+        raw = matrix.merged_raw(run.name)
+        link = run.from_winner
+        if link is None:
+            final_raw[run.name], resolved_runs[run.name] = raw, run
+            continue
+        key = (run.stage, link.stages, link.metric, link.take)
+        link_of[run.name] = key
+        if key not in outcomes:
+            outcomes[key] = _resolve_link(matrix, run, final_raw, eval_root)
+            found = outcomes[key]
+            if isinstance(found, Resolution) and link.sign_off and pending(run.stage, found):
+                outcomes[key] = SignOffPendingError(
+                    f"stage {run.stage} waits for sign-off of its decision table:\n"
+                    + decision_text(found)
+                    + f"accept it with --accept {run.stage} (recorded in {decisions}/{run.stage}.json)"
+                )
+        outcome = outcomes[key]
+        if isinstance(outcome, MissingResultsError):
+            continue
+        resolved_runs[run.name] = matrix.resolved(run.name, raw, outcome.inherited)
+        final_raw[run.name] = raw
+        for name, value in outcome.inherited.items():
+            set_dotted(final_raw[run.name], name, value)
+    return outcomes, link_of, resolved_runs
 
 
 def _resolve_link(

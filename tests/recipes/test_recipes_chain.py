@@ -23,6 +23,7 @@ REWARDS = [
     "graph_qwen17b_think_ratio_quality_format_repeat",
     "graph_qwen17b_think_complicated",
 ]
+RECOMPARE = ["graph_qwen17b_think_recompare_mixed", "graph_qwen17b_think_recompare_staged"]
 COMMON = ["--skip-verl-check", "--skip-preflight"]
 
 
@@ -144,11 +145,11 @@ def test_default_generation_skips_waiting_stages_and_writes_the_rest(tmp_path, c
     assert code == 0
     text = capsys.readouterr().out
     skipped = [line for line in text.splitlines() if line.startswith("chain: skipped ")]
-    assert len(skipped) == 3  # graph_sampling, graph_reward, graph_base: one line each
+    assert len(skipped) == 4  # graph_sampling, graph_reward, graph_recompare, graph_base: one line each
     assert skipped[0].startswith(f"chain: skipped {CURRICULUM}, {STAGED}: stage graph_sampling cannot choose")
     written = {p.stem for p in out.glob("*.sh")}
     assert {V45, V60, V90, "slurm_qwen8b_think_if80000_grpo"} <= written
-    assert not written & {CURRICULUM, STAGED, *REWARDS, "graph_qwen8b_think_best"}
+    assert not written & {CURRICULUM, STAGED, *REWARDS, *RECOMPARE, "graph_qwen8b_think_best"}
 
 
 def test_the_whole_chain_resolves_in_order(tmp_path, capsys):
@@ -156,6 +157,15 @@ def test_the_whole_chain_resolves_in_order(tmp_path, capsys):
     for run, value in ((V45, 0.30), (V60, 0.40), (V90, 0.20), (CURRICULUM, 0.50), (STAGED, 0.41)):
         write_result(eval_root, run, 500, value)
     for run, value in zip(REWARDS, (0.44, 0.62, 0.43, 0.40), strict=True):
+        write_result(eval_root, run, 500, value)
+    code, out = generate(tmp_path, eval_root, "--stage", "graph_recompare")
+    assert code == 0
+    recompare = (out / RECOMPARE[1]).with_suffix(".sh").read_text(encoding="utf-8")
+    # the best reward and data, each arm's own sampler
+    assert "graph_reward=binary_format_repeat" in recompare and "rlif_sampler.name=staged_curriculum" in recompare
+    mixed = (out / RECOMPARE[0]).with_suffix(".sh").read_text(encoding="utf-8")
+    assert "graph_reward=binary_format_repeat" in mixed and "rlif_sampler.name=reward_curriculum" not in mixed
+    for run, value in zip(RECOMPARE, (0.45, 0.47), strict=True):
         write_result(eval_root, run, 500, value)
     code, out = generate(tmp_path, eval_root, "--stage", "graph_base")
     assert code == 1  # graph_base waits for sign-off
@@ -166,7 +176,10 @@ def test_the_whole_chain_resolves_in_order(tmp_path, capsys):
     )
     assert code == 0 and (decisions / "graph_base.json").is_file()
     text = capsys.readouterr().out
-    assert f"chain: stage graph_base: {REWARDS[1]} wins stage graph_volume + graph_sampling + graph_reward" in text
+    assert (
+        f"chain: stage graph_base: {REWARDS[1]} wins stage graph_volume + graph_sampling + graph_reward + "
+        "graph_recompare"
+    ) in text
     script = (out / "graph_qwen8b_think_best.sh").read_text(encoding="utf-8")
     # the winner's data (the 60000 volume through the curriculum run), sampler and reward
     assert "6np_60000/train_mixed.parquet" in script

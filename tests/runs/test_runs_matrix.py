@@ -79,14 +79,17 @@ def test_stage2_names_and_policies(matrix):
     assert sum(r.train.drop_tied_groups for r in runs.values()) == 1
 
 
-def test_graph_ablations_are_a_chain_volume_sampling_reward_base(matrix):
-    """Volume -> mixed vs curriculum at the best volume -> reward variants on the best so far -> base models."""
+def test_graph_ablations_are_a_chain_volume_sampling_reward_recompare_base(matrix):
+    """Volume -> mixed vs curriculum at the best volume -> reward variants on the best so far -> mixed vs curriculum
+    again under the best reward -> base models."""
     volume = by_stage(matrix, "graph_volume")
     assert {r.train_files[0] for r in volume} == {
         f"verl_data/graph/6np_{v}/train_mixed.parquet" for v in (45000, 60000, 90000)
     }
     assert all(r.reward.kwargs["graph_reward"] == "binary" and r.from_winner is None for r in volume)
-    sampling, reward, base = (by_stage(matrix, s) for s in ("graph_sampling", "graph_reward", "graph_base"))
+    stages = ("graph_sampling", "graph_reward", "graph_recompare", "graph_base")
+    sampling, reward, recompare, base = (by_stage(matrix, s) for s in stages)
+    assert [r.sampler.name for r in recompare] == ["uniform", "staged_curriculum"]  # mixed listed first: the tie rule
     assert {r.sampler.name for r in sampling} == {"reward_curriculum", "staged_curriculum"}
     assert {r.reward.kwargs["graph_reward"] for r in reward} == {
         "binary_format",
@@ -99,7 +102,12 @@ def test_graph_ablations_are_a_chain_volume_sampling_reward_base(matrix):
     for runs, stages, take in (
         (sampling, ("graph_volume",), ("train_files",)),
         (reward, ("graph_volume", "graph_sampling"), ("train_files", "sampler")),
-        (base, ("graph_volume", "graph_sampling", "graph_reward"), ("train_files", "sampler", "reward")),
+        (recompare, ("graph_volume", "graph_sampling", "graph_reward"), ("train_files", "reward")),
+        (
+            base,
+            ("graph_volume", "graph_sampling", "graph_reward", "graph_recompare"),
+            ("train_files", "sampler", "reward"),
+        ),
     ):
         assert all(r.from_winner.stages == stages for r in runs), runs[0].name
         assert all((r.from_winner.metric, r.from_winner.take) == (metric, take) for r in runs), runs[0].name
@@ -175,7 +183,7 @@ def test_duplicate_run_names(tmp_path):
 
 def test_graph_runs_share_the_graph_group(matrix):
     graph_runs = [r for r in matrix.runs if r.stage.startswith("graph_")]
-    assert len(graph_runs) == 13
+    assert len(graph_runs) == 15
     assert all(matrix.group_of[r.name] == "graph" for r in graph_runs)
     for run in graph_runs:
         assert run.val_files == (
