@@ -16,6 +16,7 @@ not of its task's published form raises ``ValueError`` naming the file and recor
 compared with GraphWiz's: a disagreement raises too, except for ``hamilton``, whose generator follows the first
 unvisited neighbour from node 0 without backtracking and so labels some graphs with a Hamiltonian path ``No``
 (kept, and counted in ``extra_info.reference_agrees``), and ``substructure``, whose label is the exact answer.
+``extra_info.difficulty`` is the graph's number of nodes.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def import_rows(path: Path, task: str | None = None) -> list[dict[str, Any]]:
             "index": k,
             "item_id": f"graphwiz-{record_task}-{k}",
             "task": record_task,
-            "nodes": question.n,
+            "difficulty": question.n,
             "reference_agrees": bool(agrees),
         }
         rows.append(verl_row(PREFIX + record_task, text, canonical_json(truth), extra_info))
