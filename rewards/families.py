@@ -2,6 +2,7 @@
 
 import rewards.graph
 import rewards.grapharena
+import rewards.graphwiz
 import rewards.instruction_following
 import rewards.logicif
 import rewards.math_answers

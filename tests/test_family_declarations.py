@@ -234,6 +234,7 @@ def test_registered_families_are_the_shipped_ones_again() -> None:
         "logicif",
         "graph",
         "grapharena",
+        "graphwiz",
         "math",
         "math_choice",
     }

@@ -10,6 +10,7 @@ Examples::
         --aime25 aime_2025.jsonl --out-dir verl_data   # verl_data/math/<benchmark>.parquet
     python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.data.graph_build's options
     python -m rlif.data grapharena dataset/MCP_easy.pkl dataset/TSP_hard.pkl --out-dir verl_data/grapharena
+    python -m rlif.data graphwiz test_set/cycle_test.json test_set/flow_test.json --out-dir verl_data/graphwiz
     python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
     python -m rlif.data convert rlif_repo/if1000_logicif1000.parquet --out-dir verl_data   # RLIF's row format
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
@@ -92,6 +93,11 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
         help="import GraphArena's problem sets with its own text and checks (python -m rlif.data.grapharena)",
     )
+    sub.add_parser(
+        "graphwiz",
+        add_help=False,
+        help="import GraphWiz's test set with its question text, scored exactly (python -m rlif.data.graphwiz)",
+    )
     validate = new(
         "validate",
         help="validate verl parquet files and print a table",
@@ -134,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         from rlif.data.grapharena import main as import_grapharena
 
         return import_grapharena(argv[1:])
+    if argv[:1] == ["graphwiz"]:
+        from rlif.data.graphwiz import main as import_graphwiz
+
+        return import_graphwiz(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "mixture":
