@@ -236,4 +236,5 @@ def test_registered_families_are_the_shipped_ones_again() -> None:
         "grapharena",
         "math",
         "math_choice",
+        "reasoning_gym",
     }

@@ -10,6 +10,8 @@ Examples::
         --aime25 aime_2025.jsonl --out-dir verl_data   # verl_data/math/<benchmark>.parquet
     python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.data.graph_build's options
     python -m rlif.data grapharena dataset/MCP_easy.pkl dataset/TSP_hard.pkl --out-dir verl_data/grapharena
+    python -m rlif.data reasoning-gym --tasks maze string_insertion --size 200 --levels 0 1 2 \\
+        --out verl_data/reasoning_gym/train.parquet   # rlif.data.reasoning_gym_build's options
     python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
     python -m rlif.data convert rlif_repo/if1000_logicif1000.parquet --out-dir verl_data   # RLIF's row format
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
@@ -92,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
         help="import GraphArena's problem sets with its own text and checks (python -m rlif.data.grapharena)",
     )
+    sub.add_parser(
+        "reasoning-gym",
+        add_help=False,
+        help="build rows of reasoning-gym tasks at curriculum levels (python -m rlif.data.reasoning_gym_build)",
+    )
     validate = new(
         "validate",
         help="validate verl parquet files and print a table",
@@ -134,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         from rlif.data.grapharena import main as import_grapharena
 
         return import_grapharena(argv[1:])
+    if argv[:1] == ["reasoning-gym"]:
+        from rlif.data.reasoning_gym_build import main as build_reasoning_gym
+
+        return build_reasoning_gym(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "mixture":
