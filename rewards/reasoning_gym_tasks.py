@@ -56,10 +56,8 @@ STRING_INSERTION_LIST_CREDIT = 0.1
 
 def extract_answer(text: str) -> str | None:
     """The stripped content of the last ``<answer>…</answer>`` span of ``text``, or None when there is none."""
-    found = None
-    for found in _ANSWER_SPAN.finditer(text):
-        pass
-    return None if found is None else found.group(1).strip()
+    spans = _ANSWER_SPAN.findall(text)
+    return spans[-1].strip() if spans else None
 
 
 def parse_ground_truth(ground_truth: str) -> tuple[str, dict[str, Any]]:
