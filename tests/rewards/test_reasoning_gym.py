@@ -162,3 +162,19 @@ def test_builder_rows_carry_task_entry_and_level_and_refuse_unknown_levels() -> 
         build_rows(["maze"], 1, [4])
     with pytest.raises(ValueError, match="unknown reasoning-gym task"):
         build_rows(["chess"], 1, [0])
+
+
+@needs_reasoning_gym
+def test_the_demo_data_can_take_a_reasoning_gym_source() -> None:
+    from rlif.demo_assets import demo_rows
+
+    plain = demo_rows("train")
+    rows = demo_rows("train", reasoning_gym_task="family_relationships")
+    added = [r for r in rows if r["data_source"] == "reasoning_gym/family_relationships"]
+    assert len(rows) == len(plain) + len(added) and len(added) == 4
+    assert not any(r["data_source"].startswith(rg.PREFIX) for r in plain)
+    for row in added:
+        truth = row["reward_model"]["ground_truth"]
+        answer = json.loads(truth)["entry"]["answer"]
+        assert compute_score(row["data_source"], f"<answer>{answer}</answer>", truth)["acc"] == 1.0
+        assert "<answer>" in row["prompt"][0]["content"]
