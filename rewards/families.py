@@ -6,4 +6,5 @@ import rewards.graphwiz
 import rewards.instruction_following
 import rewards.logicif
 import rewards.math_answers
-import rewards.math_choice  # noqa: F401
+import rewards.math_choice
+import rewards.reasoning_gym_tasks  # noqa: F401

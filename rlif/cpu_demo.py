@@ -428,11 +428,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="v1_sync",
         help="the run's train.trainer (v1_colocate_async trains 2 steps without the resume phase)",
     )
+    parser.add_argument(
+        "--reasoning-gym",
+        metavar="TASK",
+        help="with --prepare: add rows of this reasoning-gym task (levels 0 and 1) to the data",
+    )
     args = parser.parse_args(argv)
+    if args.reasoning_gym and not args.prepare:
+        parser.error("--reasoning-gym goes with --prepare (the demo run's sampler names its sources)")
     if args.prepare:
         from rlif.demo_assets import prepare
 
-        print(prepare(args.prepare).as_json())
+        print(prepare(args.prepare, args.reasoning_gym).as_json())
         return 0
     return run_demo(args.workdir, args.trainer)
 

@@ -170,6 +170,23 @@ def graph_items(tasks: tuple[str, ...] = ("mcp", "mis", "mvc", "tsp"), seed: int
     return items
 
 
+def reasoning_gym_items(task: str, levels: tuple[int, ...] = (0, 1), size: int = 2) -> list[DemoItem]:
+    """``size`` items of a reasoning-gym task per level, from rlif's builder (``rlif.data.reasoning_gym_build``);
+    the prompt is its system prompt and the question in one user message."""
+    from rlif.data.reasoning_gym_build import build_rows
+
+    return [
+        DemoItem(
+            data_source=row["data_source"],
+            prompt="\n\n".join(message["content"] for message in row["prompt"]),
+            raw_ground_truth=row["reward_model"]["ground_truth"],
+            difficulty=float(row["extra_info"]["difficulty"]),
+            item_id=str(row["extra_info"]["item_id"]),
+        )
+        for row in build_rows([task], size, levels)
+    ]
+
+
 def normalise_ground_truth(item: DemoItem, where: str) -> str:
     """Turn an item's raw ground truth into the canonical JSON string its family scores, checked as data is."""
     from rewards import check_row, normalize_ground_truth
@@ -179,11 +196,14 @@ def normalise_ground_truth(item: DemoItem, where: str) -> str:
     return ground_truth
 
 
-def demo_rows(split: str) -> list[dict[str, Any]]:
-    """All built-in items as verl parquet rows (``data_source, prompt, ability, reward_model, extra_info``)."""
+def demo_rows(split: str, reasoning_gym_task: str | None = None) -> list[dict[str, Any]]:
+    """All built-in items as verl parquet rows (``data_source, prompt, ability, reward_model, extra_info``), plus
+    rows of one reasoning-gym task (levels 0 and 1) when ``reasoning_gym_task`` names one."""
     from rlif.data.rows import verl_row
 
     items = if_items() + logicif_items() + graph_items()
+    if reasoning_gym_task is not None:
+        items += reasoning_gym_items(reasoning_gym_task)
     rows = []
     for index, item in enumerate(items):
         where = f"built-in demo data row {index} field reward_model.ground_truth"
@@ -280,13 +300,14 @@ class DemoAssets:
         return json.dumps({k: str(v) for k, v in self.__dict__.items()}, indent=2)
 
 
-def prepare(workdir: Path) -> DemoAssets:
-    """Build tokenizer, model and data under ``workdir`` (rebuilt every time: it takes a few seconds)."""
+def prepare(workdir: Path, reasoning_gym_task: str | None = None) -> DemoAssets:
+    """Build tokenizer, model and data under ``workdir`` (rebuilt every time: it takes a few seconds); the data
+    gets rows of one reasoning-gym task when ``reasoning_gym_task`` names one (``demo_rows``)."""
     from rlif.data.files import write_rows_atomic
 
     model_dir = workdir / "model"
     tokenizer = build_tokenizer(model_dir)
     build_model(model_dir, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
-    train_file = write_rows_atomic(demo_rows("train"), workdir / "data" / "train.parquet")
-    val_file = write_rows_atomic(demo_rows("val"), workdir / "data" / "val.parquet")
+    train_file = write_rows_atomic(demo_rows("train", reasoning_gym_task), workdir / "data" / "train.parquet")
+    val_file = write_rows_atomic(demo_rows("val", reasoning_gym_task), workdir / "data" / "val.parquet")
     return DemoAssets(model_dir=model_dir, train_file=train_file, val_file=val_file)

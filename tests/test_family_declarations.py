@@ -237,4 +237,5 @@ def test_registered_families_are_the_shipped_ones_again() -> None:
         "graphwiz",
         "math",
         "math_choice",
+        "reasoning_gym",
     }

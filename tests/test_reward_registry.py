@@ -24,6 +24,7 @@ ABILITIES = {
     "graphwiz": "graph_reasoning",
     "math": "math",
     "math_choice": "math",
+    "reasoning_gym": "reasoning",
 }
 
 
@@ -102,7 +103,7 @@ def test_math_ground_truth_normalises_to_json() -> None:
 def test_unknown_source_or_family_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown data_source 'ifevl'; known sources: .*ifeval"):
         rewards.normalize_ground_truth("ifevl", "{}", where="w")
-    known = "graph, grapharena, graphwiz, if, logicif, math, math_choice"
+    known = "graph, grapharena, graphwiz, if, logicif, math, math_choice, reasoning_gym"
     with pytest.raises(ValueError, match=f"unknown task family 'graphs'; known families: {known}"):
         rewards.family_named("graphs")
 

@@ -11,6 +11,8 @@ Examples::
     python -m rlif.data graph --volume 45000 --out verl_data/graph/6np_45000   # rlif.data.graph_build's options
     python -m rlif.data grapharena dataset/MCP_easy.pkl dataset/TSP_hard.pkl --out-dir verl_data/grapharena
     python -m rlif.data graphwiz test_set/cycle_test.json test_set/flow_test.json --out-dir verl_data/graphwiz
+    python -m rlif.data reasoning-gym --tasks maze string_insertion --size 200 --levels 0 1 2 \\
+        --out verl_data/reasoning_gym/train.parquet   # rlif.data.reasoning_gym_build's options
     python -m rlif.data validate verl_data/*.parquet verl_data/graph/6np_45000/*.parquet --resolve 200
     python -m rlif.data convert rlif_repo/if1000_logicif1000.parquet --out-dir verl_data   # RLIF's row format
     python -m rlif.data overlap verl_data/if1000_logicif1000.parquet \\
@@ -98,6 +100,11 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
         help="import GraphWiz's test set with its question text, scored exactly (python -m rlif.data.graphwiz)",
     )
+    sub.add_parser(
+        "reasoning-gym",
+        add_help=False,
+        help="build rows of reasoning-gym tasks at curriculum levels (python -m rlif.data.reasoning_gym_build)",
+    )
     validate = new(
         "validate",
         help="validate verl parquet files and print a table",
@@ -144,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         from rlif.data.graphwiz import main as import_graphwiz
 
         return import_graphwiz(argv[1:])
+    if argv[:1] == ["reasoning-gym"]:
+        from rlif.data.reasoning_gym_build import main as build_reasoning_gym
+
+        return build_reasoning_gym(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "mixture":

@@ -19,7 +19,16 @@ ROWS = demo_rows("train") + demo_rows("val")
 
 
 def test_every_family_is_registered() -> None:
-    assert {f.name for f in registry.families()} == {"if", "logicif", "graph", "grapharena", "graphwiz", "math", "math_choice"}
+    assert {f.name for f in registry.families()} == {
+        "if",
+        "logicif",
+        "graph",
+        "grapharena",
+        "graphwiz",
+        "math",
+        "math_choice",
+        "reasoning_gym",
+    }
     for source in ("ifeval", "ifbench", "iftrain", "logicif", "graph/tsp", "graph/ged"):
         assert registry.find_family(source) is not None, source
 
