@@ -5,7 +5,8 @@ merged first, ``rlif.eval.model_source``) and starts ``vllm serve`` on it with t
 server's default ``chat_template_kwargs`` (Qwen3's ``enable_thinking``; a request may still override it) and the
 run's validation sampling as the default for requests that set none. The chat template is the model's own, the one
 ``generate`` renders and verl's rollout used in training. Once the server answers, the base URL and the served model
-name go to stdout, one ``key: value`` line each, so a script can wait for them; the server runs until interrupted.
+name go to stdout, one ``key: value`` line each, so a script can wait for them (vLLM's own log goes to stderr); the
+server runs until interrupted.
 
 The server renders chat requests itself (``LLM.chat``'s path), unlike ``generate``, which sends token ids rendered
 as verl renders them; for Qwen3's template the two agree. Responses keep the thinking text in ``content`` (no
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import signal
 import socket
 import subprocess
@@ -137,15 +139,15 @@ def run_serve(args: argparse.Namespace) -> int:
     name = args.served_model_name or served_name(source)
     if args.print_command:
         model = source.name if source.checkpoint is None else f"<merge of {source.checkpoint.step_dir}>"
-        print(" ".join(serve_command(model, name, sampling, args, args.port or 8000)))
+        print(shlex.join(serve_command(model, name, sampling, args, args.port or 8000)))
         return 0
     model = loadable_model(source, python=args.python, merged_dir=args.merged_dir)
     port = args.port or free_port(args.host)
     base_url = f"http://{args.host}:{port}/v1"
     command = serve_command(model, name, sampling, args, port)
     _say(f"model: {source.description}; thinking {'on' if sampling.think else 'off'}")
-    _say("starting: " + " ".join(command))
-    process = subprocess.Popen(command)
+    _say("starting: " + shlex.join(command))
+    process = subprocess.Popen(command, stdout=sys.stderr)  # stdout keeps only the two lines below
     stop = _forward_signals(process)
     try:
         wait_ready(process, base_url, args.ready_timeout)

@@ -26,7 +26,11 @@ def _results(folder: Path) -> Path:
                 "exact_match,maj": 0.25,
                 "exact_match_stderr,maj": "N/A",
             },
-            "ifeval": {"alias": "ifeval", "prompt_level_strict_acc,none": 1.0, "prompt_level_strict_acc_stderr,none": 0.0},
+            "ifeval": {
+                "alias": "ifeval",
+                "prompt_level_strict_acc,none": 1.0,
+                "prompt_level_strict_acc_stderr,none": 0.0,
+            },
         },
         "n-samples": {"tiny_math": {"original": 10, "effective": 4}, "ifeval": {"original": 541, "effective": 1}},
         "config": {"model": "local-chat-completions", "model_args": "model=m,base_url=http://x/v1/chat/completions"},
