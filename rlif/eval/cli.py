@@ -9,6 +9,8 @@ Examples::
     python -m rlif.eval score --responses lm_eval_ifeval.jsonl \\
         --eval-file verl_data/ifbench_300_ifeval_541_logicif_749.parquet --out eval/qwen3-1.7b/ifeval
     python -m rlif.eval compare eval/graph_qwen17b_think_6np45000_binary/500 eval/qwen3-1.7b-base/0
+    python -m rlif.eval serve checkpoints/rlif/slurm_qwen17b_think_if80000_grpo --run slurm_qwen17b_think_if80000_grpo
+    python -m rlif.eval import lm_eval_out/ --out eval/qwen3-1.7b/lm_eval
 
 ``generate`` samples n responses per prompt with vLLM (``rlif.eval.generation``: resumable, appended to
 ``responses.jsonl``; a verl checkpoint is merged first), then scores them as ``score`` does. ``score`` matches
@@ -17,7 +19,9 @@ each response to its evaluation row (``rlif.eval.responses``), scores it with th
 every score key), ``metrics.json`` (``rlif.eval.metrics``) and ``metrics.md`` (the same as Markdown tables). A
 user mistake (a missing file, an unmatched response line, a bad reward option, responses of another model in
 ``--out``) ends with one line on stderr and exit status 2. ``compare`` gives the paired difference of one metric
-between two evaluations over the prompts both scored (``rlif.eval.compare``).
+between two evaluations over the prompts both scored (``rlif.eval.compare``). ``serve`` puts a checkpoint or model
+behind vLLM's OpenAI-compatible server for other harnesses (``rlif.eval.serve``); ``import`` turns lm-eval's results
+and samples into an evaluation folder (``rlif.eval.lm_eval_import``).
 """
 
 from __future__ import annotations
@@ -45,12 +49,15 @@ from rlif.eval.generation import (
     open_log,
     pending_requests,
 )
+from rlif.eval.lm_eval_import import import_lm_eval
 from rlif.eval.metrics import compute_metrics
 from rlif.eval.model_source import ModelSource, loadable_model, locate_model
 from rlif.eval.outputs import METRICS_FILE, SAMPLES_FILE, TABLES_FILE, json_document, json_line
 from rlif.eval.responses import Sample, read_samples
 from rlif.eval.sampling import Sampling, choose_sampling
 from rlif.eval.scoring import reward_options, score_samples
+from rlif.eval.serve import add_parser as add_serve_parser
+from rlif.eval.serve import run_serve
 from rlif.eval.tables import markdown_tables
 
 DEFAULT_MATRIX = Path("recipe/matrix.yaml")
@@ -114,8 +121,24 @@ def _parser() -> argparse.ArgumentParser:
         help="prompts per vLLM call; each finished chunk is saved, so a preemption loses at most one chunk",
     )
     gen.add_argument("--python", default=sys.executable, help="interpreter with verl, for the checkpoint merger")
+    merged_dir_argument(gen)
     _reward_option_argument(gen)
+
+    merged_dir_argument(add_serve_parser(sub, DEFAULT_MATRIX))
+    imported = sub.add_parser("import", help="lm-eval's results and --log_samples files as an evaluation folder")
+    imported.add_argument("lm_eval_output", type=Path, help="lm-eval's results_<date>.json or its --output_path")
+    imported.add_argument("--out", type=Path, required=True, help="output directory")
     return parser
+
+
+def merged_dir_argument(parser: argparse.ArgumentParser) -> None:
+    """``--merged-dir``, shared by the commands that load a checkpoint."""
+    parser.add_argument(
+        "--merged-dir",
+        type=Path,
+        help="where a checkpoint's merged model goes (default: global_step_N/hf_merged when the checkpoint folder "
+        "is writable, else ~/.cache/rlif/merged/...; an up-to-date earlier merge is reused)",
+    )
 
 
 def _reward_option_argument(parser: argparse.ArgumentParser) -> None:
@@ -280,7 +303,7 @@ def _generate(
     pending = pending_requests(rows, log, sampling)
     _say(f"{len(rows) - len(pending)} of {len(rows)} prompts already have {sampling.n} samples in {log.path}")
     if pending:
-        model = loadable_model(source, python=args.python)
+        model = loadable_model(source, python=args.python, merged_dir=args.merged_dir)
         started = time.monotonic()
         engine = engine_factory(model, sampling, [request.row for request in pending], args)
         _say(f"engine ready in {time.monotonic() - started:.0f} s; generating {len(pending)} prompts")
@@ -324,6 +347,16 @@ def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm
         if args.command == "compare":
             result = compare(load_evaluation(args.a), load_evaluation(args.b), args.metric)
             print("\n".join(result.lines))
+            return 0
+        if args.command == "serve":
+            return run_serve(args)
+        if args.command == "import":
+            imported = import_lm_eval(args.lm_eval_output, args.out)
+            print(
+                f"[rlif eval] imported {len(imported['metrics'])} metrics of {len(imported['sources'])} lm-eval tasks"
+            )
+            for name in (SAMPLES_FILE, METRICS_FILE, TABLES_FILE):
+                print(f"[rlif eval] wrote {args.out / name}")
             return 0
         if args.command == "generate":
             out, metrics = run_generate(args, engine_factory)

@@ -1,11 +1,13 @@
 """What ``--model`` names: a Hugging Face model folder, a verl checkpoint, or a Hub model id.
 
 A verl checkpoint (``global_step_N/actor``, ``global_step_N``, or a run directory whose latest complete step is
-taken) holds FSDP shards that vLLM cannot load; it is merged into ``global_step_N/hf_merged`` with the project's
-merger (``rlif.hub.merge``: verl's own model merger), which reuses an earlier merge while the shards are unchanged,
-so evaluating the same checkpoint twice merges once. Locating and loading are separate steps: a re-run whose
-responses are all on disk neither merges nor starts vLLM. A name that is no local path but looks like ``owner/name`` is
-a Hub model id, loaded by vLLM from the local Hugging Face cache (``python hf_model_download.py``).
+taken) holds FSDP shards that vLLM cannot load; it is merged with the project's merger (``rlif.hub.merge``: verl's
+own model merger) into ``--merged-dir``, by default ``global_step_N/hf_merged`` when the checkpoint folder is
+writable and a folder under the user's cache when it is not (``rlif.hub.merge.merged_dir_for``). An earlier merge is
+reused while the shards are unchanged, so evaluating the same checkpoint twice merges once. Locating and loading
+are separate steps: a re-run whose responses are all on disk neither merges nor starts vLLM. A name that is no local
+path but looks like ``owner/name`` is a Hub model id, loaded by vLLM from the local Hugging Face cache
+(``python hf_model_download.py``).
 """
 
 from __future__ import annotations
@@ -89,16 +91,16 @@ def locate_model(name: str, *, step: int | None = None) -> ModelSource:
     raise ValueError(f"--model {name}: no such file or directory, and not a Hub model id (owner/name)")
 
 
-def loadable_model(source: ModelSource, *, python: str = sys.executable) -> str:
-    """What vLLM and the tokenizer load: the folder or Hub id, or a checkpoint merged into
-    ``global_step_N/hf_merged`` (an up-to-date earlier merge is reused).
+def loadable_model(source: ModelSource, *, python: str = sys.executable, merged_dir: Path | None = None) -> str:
+    """What vLLM and the tokenizer load: the folder or Hub id, or a checkpoint merged into ``merged_dir``
+    (default: see the module docstring; an up-to-date earlier merge is reused).
 
     Raises:
         RuntimeError: verl's merger failed (its message carries the merger's last lines).
     """
     if source.checkpoint is None:
         return source.name
-    merged = merge_checkpoint(source.checkpoint, python=python)
+    merged = merge_checkpoint(source.checkpoint, target_dir=merged_dir, python=python)
     if merged.reused:
         print(f"[rlif eval] reusing the merged model {merged.target_dir}", file=sys.stderr)
     return str(merged.target_dir)

@@ -2,8 +2,10 @@
 
 The merger is verl's (``python -m verl.model_merger merge --backend fsdp``), run as a child process of the
 interpreter that has verl installed: it loads every shard into memory, so a separate process also returns that
-memory as soon as it ends. The output goes to ``global_step_N/hf_merged`` through a temporary sibling directory
-renamed into place, so a merge cut short never looks finished. The merger's output is streamed to stderr as it
+memory as soon as it ends. The output goes to the folder the caller names, else to ``global_step_N/hf_merged``
+when the checkpoint folder is writable, else (a read-only checkpoint store, a colleague's run) to a per-checkpoint
+folder under the user's cache (``merged_dir_for``), always through a temporary sibling directory renamed into
+place, so a merge cut short never looks finished. The merger's output is streamed to stderr as it
 runs (a multi-GB merge takes minutes), and its last lines go into the error when it fails. A marker file records
 the shards the folder was made from (names, sizes, modification times); a re-run with the same shards reuses the
 folder instead of merging again, and changed shards force a fresh merge.
@@ -11,11 +13,13 @@ folder instead of merging again, and changed shards force a fresh merge.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -29,6 +33,9 @@ MARKER = ".rlif_merge.json"
 """Written into the merged folder; excluded from uploads."""
 
 MERGED_DIR_NAME = "hf_merged"
+
+CACHE_SUBDIR = Path("rlif") / "merged"
+"""Under ``$XDG_CACHE_HOME`` (default ``~/.cache``): where merges of read-only checkpoints go."""
 
 Runner = Callable[[Sequence[str]], subprocess.CompletedProcess]
 
@@ -50,6 +57,39 @@ def shard_fingerprint(actor_dir: Path) -> dict[str, list[int]]:
     """``{file name: [size, mtime_ns]}`` for the shards and ``fsdp_config.json``: what a merge depends on."""
     names = sorted(p.name for p in actor_dir.iterdir() if p.suffix == ".pt" or p.name == "fsdp_config.json")
     return {n: [(actor_dir / n).stat().st_size, (actor_dir / n).stat().st_mtime_ns] for n in names}
+
+
+def writable(directory: Path) -> bool:
+    """Whether a file can be created in ``directory``, found by creating one: permission bits say nothing about a
+    read-only mount, and root passes every permission check."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".rlif_write_check.", dir=directory)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
+
+
+def cache_merged_dir(checkpoint: Checkpoint) -> Path:
+    """The checkpoint's merge folder under the user's cache: ``<cache>/rlif/merged/<run>-global_step_N-<hash>``,
+    the hash of the step folder's absolute path keeping two runs of the same name apart."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / CACHE_SUBDIR
+    step_dir = checkpoint.step_dir.resolve()
+    digest = hashlib.sha256(str(step_dir).encode()).hexdigest()[:12]
+    return root / f"{step_dir.parent.name}-{step_dir.name}-{digest}"
+
+
+def merged_dir_for(checkpoint: Checkpoint, merged_dir: Path | None = None) -> Path:
+    """Where ``checkpoint``'s merged model goes: ``merged_dir`` when given; else ``global_step_N/hf_merged`` when
+    it already holds an up-to-date merge or the step folder is writable; else ``cache_merged_dir`` (which
+    ``merge_checkpoint`` reuses when its merge is up to date)."""
+    if merged_dir is not None:
+        return Path(merged_dir)
+    inside = checkpoint.step_dir / MERGED_DIR_NAME
+    if _matches(inside, shard_fingerprint(checkpoint.actor_dir)) or writable(checkpoint.step_dir):
+        return inside
+    return cache_merged_dir(checkpoint)
 
 
 def merge_command(actor_dir: Path, target_dir: Path, python: str) -> list[str]:
@@ -129,7 +169,8 @@ def merge_checkpoint(
 
     Args:
         checkpoint: a complete checkpoint (see ``pick_checkpoint``).
-        target_dir: output folder; default ``global_step_N/hf_merged``.
+        target_dir: output folder; default ``merged_dir_for(checkpoint)``: ``global_step_N/hf_merged``, or a
+            folder under the user's cache when the checkpoint folder is read-only.
         python: interpreter with verl installed.
         runner: runs the command and returns the completed process (tests substitute it).
 
@@ -139,10 +180,11 @@ def merge_checkpoint(
     Raises:
         RuntimeError: the merger failed (the message carries the end of its output) or wrote no weights.
     """
-    target = Path(target_dir) if target_dir is not None else checkpoint.step_dir / MERGED_DIR_NAME
+    target = merged_dir_for(checkpoint, target_dir)
     fingerprint = shard_fingerprint(checkpoint.actor_dir)
     if _matches(target, fingerprint):
         return MergeResult(target, reused=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
     _say(

@@ -290,7 +290,7 @@ def test_a_finished_checkpoint_evaluation_neither_merges_nor_starts_vllm(
     merged: list = []
     monkeypatch.setattr(
         "rlif.eval.model_source.merge_checkpoint",
-        lambda c, python: merged.append(c) or MergeResult(c.step_dir / "hf_merged", reused=False),
+        lambda c, python, target_dir: merged.append(c) or MergeResult(c.step_dir / "hf_merged", reused=False),
     )
     seen: list = []
     argv = ["generate", "--model", str(run_dir), "--eval-file", str(eval_file)]
