@@ -29,7 +29,8 @@ def _group_share(policy, group: list[str], draws: int = 6000) -> float:
 @pytest.mark.parametrize("decay", [1.0, 0.5])
 def test_fixed_one_to_one_curriculum_draws_half_from_each_group_whatever_the_rewards(decay: float) -> None:
     params = {"curriculum_sources": ["logicif"], "source_weighting": "fixed", "groups": GROUPS,
-              "interval_decay": decay, "min_updates_per_unlock": 1, "check_every": 1}  # fmt: skip
+              "interval_decay": decay, "min_updates_per_unlock": 1, "check_every": 1,
+              "gate_window": 2, "gate_min_responses": 8}  # fmt: skip
     policy = prepare("reward_curriculum", params, rows=ROWS)
     records = step_records([("iftrain", 0)] * 8 + [("logicif", 0)] * 8, lambda s, i, k: 1.0 if s == "iftrain" else 0.9)
     for _ in range(5):
@@ -63,7 +64,8 @@ def test_ema_on_success_ignores_the_reward_scale() -> None:
 
 def test_success_signal_counts_the_reward_of_records_without_an_indicator() -> None:
     policy = prepare("ema_reweight", {"groups": GROUPS}, rows=ROWS)  # success is the default
-    metrics = policy.update(step_records([("iftrain", 0), ("logicif", 0)], lambda s, i, k: 1.0))
+    records = step_records([("iftrain", 0), ("logicif", 0)], lambda s, i, k: 1.0)
+    metrics = policy.update([dataclasses.replace(record, success=None) for record in records])
     assert metrics["sampler/signal_fallback"] == 8.0
     assert metrics["sampler/ema/IF"] == 1.0
 
