@@ -23,7 +23,8 @@ from rlif.data.cli import DefaultsHelpFormatter
 from rlif.data.download import DEFAULT_PATTERNS, download_data
 from rlif.data.summary import format_table, summary_table
 from rlif.hub.network import HubConnectionError
-from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
+from rlif.hub.settings import HubSettings
+from rlif.hub_cli.common import add_env_file, command_parser, guarded, report, settings_or_none
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -47,9 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_or_none(args.env_file)
     if settings is None:
         return 2
+    return guarded("hf_data_download", lambda: run(args, settings), lambda: settings)
+
+
+def run(args: argparse.Namespace, settings: HubSettings) -> int:
+    """The command once its settings are valid."""
     repo_id = args.repo_id or settings.data_repo
     if not repo_id:
-        print("error: no dataset repo: pass --repo-id or set HF_DATA_REPO (environment or .env)", file=sys.stderr)
+        print(
+            f"error: no dataset repo: pass --repo-id or set HF_DATA_REPO (looked in {settings.where()})",
+            file=sys.stderr,
+        )
         return 2
     try:
         result = download_data(

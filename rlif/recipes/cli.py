@@ -253,8 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(str(err), highlight=False, markup=False, soft_wrap=True)
         if any(p.key in PREFLIGHT_KEYS for p in err.problems):
             console.print(
-                "preflight: get the data and models above first (README), or pass --skip-preflight to write the "
-                "scripts anyway (every job repeats these checks before it starts)",
+                f"preflight: settings read from {args.env_file.resolve()} and the environment; get the data and "
+                "models above first (README), or pass --skip-preflight to write the scripts anyway (every job "
+                "repeats these checks before it starts)",
                 highlight=False,
                 soft_wrap=True,
             )

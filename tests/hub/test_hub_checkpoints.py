@@ -266,7 +266,7 @@ def test_errors_never_show_the_token(
         hub.echo_auth_on_commit = True  # a hostile server quoting the Authorization header back
         code, out, err = _upload([*args, "--python", str(fake_python)], capsys)
     assert code == 1
-    assert "<HF_TOKEN>" in err
+    assert "<redacted>" in err
     assert TOKEN not in out + err
 
 

@@ -111,10 +111,10 @@ def test_preflight_refuses_missing_data_and_model(tmp_path, capsys, monkeypatch)
         )
         model_line = next(line for line in lines if "run typo: model:" in line)
         assert model_line == (
-            f"  - run typo: model: model Qwen/Qwen3-0.6B: not in the Hub cache {tmp_path / 'hub'}; run "
-            f"`python hf_model_download.py Qwen/Qwen3-0.6B` (HF_CACHE_DIR={tmp_path / 'hub'})"
+            f"  - run typo: model: model Qwen/Qwen3-0.6B: not in the Hub cache {tmp_path / 'hub'} (HF_HUB_CACHE); "
+            f"run `python hf_model_download.py Qwen/Qwen3-0.6B`, which fills {tmp_path / 'hub'}"
         )
-        assert lines[-1].startswith("preflight: get the data and models above first")
+        assert lines[-1].startswith(f"preflight: settings read from {tmp_path / '.env'} and the environment; get")
     assert not out.exists()
     assert main([*args, "--skip-preflight"]) == 0
     assert (out / "typo.sh").is_file()
@@ -134,13 +134,16 @@ def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text("{}", encoding="utf-8")
     (snapshot / "model.safetensors").write_bytes(b"x")
+    (snapshot / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (snapshot / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}', encoding="utf-8")
     env_file = tmp_path / ".env"
     env_file.write_text(f"HF_CACHE_DIR={tmp_path / 'cache'}\n", encoding="utf-8")
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
         with_shipped_defaults(
             "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if4_logicif4.parquet],"
-            " val_files: [verl_data/if4_logicif4.parquet]}\nruns:\n  - {name: ok, stage: s, description: d}\n",
+            " val_files: [verl_data/if4_logicif4.parquet], train: {train_batch_size: 4, ppo_mini_batch_size: 4}}\n"
+            "runs:\n  - {name: ok, stage: s, description: d}\n",
         ),
         encoding="utf-8",
     )

@@ -72,6 +72,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text("{}", encoding="utf-8")
     (snapshot / "model.safetensors").write_bytes(b"x")
+    (snapshot / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (snapshot / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}', encoding="utf-8")
     stubs = base / "bin"
     stubs.mkdir()
     for name, text in STUBS.items():
