@@ -38,6 +38,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go (default: verl_data)"
     )
+    local = parser.add_mutually_exclusive_group()
+    local.add_argument(
+        "--replace-local",
+        action="store_true",
+        help="replace files in --out-dir that differ from the Hub's (each is kept as <name>.<time>.bak)",
+    )
+    local.add_argument(
+        "--keep-local", action="store_true", help="keep files in --out-dir that differ from the Hub's (validated)"
+    )
     add_env_file(parser)
     return parser.parse_args(argv)
 
@@ -67,10 +76,13 @@ def run(args: argparse.Namespace, settings: HubSettings) -> int:
             out_dir=args.out_dir,
             revision=args.revision,
             allow_patterns=tuple(args.include or DEFAULT_PATTERNS),
+            local_changes="replace" if args.replace_local else "keep" if args.keep_local else "stop",
         )
     except (ValueError, HfHubHTTPError, HubConnectionError) as err:
         return report(err, settings)
     print(f"{repo_id} @ {result.commit}")
+    for backup in result.backups:
+        print(f"replaced a local file that differed from the Hub's; the old one is {backup}")
     for c in result.conversions:
         sources = ", ".join(f"{k}={v}" for k, v in sorted(c.sources.items()))
         repeats = f"; {c.repeated} rows repeat an earlier row (kept, ids suffixed #k)" if c.repeated else ""
