@@ -25,8 +25,8 @@ SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|CREDE
 
 PATTERNS = (
     re.compile(r"\bhf_[A-Za-z0-9]{6,}"),  # Hugging Face tokens, known or not
-    re.compile(r"(?i)(\bbearer\s+)[^\s'\",}\]]+"),
-    re.compile(r"(?i)(\bauthorization['\"]?\s*[:=]\s*['\"]?)(?:\w+\s+)?[^\s'\",}\]]+"),
+    re.compile(r"(?i)(\bbearer\s+)[^\s'\",)}\]]+"),
+    re.compile(r"(?i)(\bauthorization['\"]?\s*[:=]\s*['\"]?)(?:\w+\s+)?[^\s'\",)}\]]+"),
     re.compile(r"(?i)(\b(?:token|api_key|password|secret)['\"]?\s*[:=]\s*['\"]?)[^\s'\",}\]&]+"),
     re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"),  # scheme://user:password@host
 )
@@ -78,6 +78,8 @@ def one_line(err: BaseException, secrets: Iterable[str] = ()) -> str:
 
 def _describe(err: BaseException, *, first: bool) -> str:
     text = str(err).strip() or type(err).__name__
+    if not first or type(err).__module__.split(".")[0] not in ("builtins", "rlif"):
+        text = " ".join(text.split())  # a library's multi-line message (the Hub client's advice) on one line
     return text if first and isinstance(err, (ValueError, OSError, RuntimeError)) else f"{type(err).__name__}: {text}"
 
 
