@@ -165,12 +165,36 @@ def sbatch(arguments: Sequence[str]) -> tuple[str | None, str]:
     return (job_id if job_id.isdigit() else None), output
 
 
+def queued_jobs(name: str) -> list[str]:
+    """``<id> (<state>)`` of this user's jobs named ``name`` in Slurm's queue; empty when none or no ``squeue``."""
+    try:
+        proc = subprocess.run(
+            ["squeue", "--me", "-h", "-n", name, "-o", "%i %T"], capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return []
+    return [
+        f"{job} ({state})"
+        for job, _, state in (line.strip().partition(" ") for line in proc.stdout.splitlines())
+        if job
+    ]
+
+
 def submit(written: Sequence[Written], console: Console) -> int:
     """Submit each training script, then its evaluation script held until training ends well
     (``--dependency=afterok:<job>``); returns the number of failed submissions."""
     (REPO_ROOT / "log").mkdir(exist_ok=True)
     failures = 0
     for item in written:
+        running = queued_jobs(item.run.name)
+        if running:  # the job would stop at its start (claim_run in scripts/slurm_launch.sh)
+            console.print(
+                f"{item.run.name}: training not submitted: job {', '.join(running)} of this run is already in the "
+                f"queue and writes its checkpoints; wait for it, or scancel it and submit again",
+                highlight=False,
+            )
+            failures += 1
+            continue
         job_id, output = sbatch([str(item.path)])
         if job_id is None:
             console.print(f"{item.run.name}: training not submitted: {output}", highlight=False)
