@@ -240,6 +240,7 @@ def run_generate(args: argparse.Namespace, engine_factory: EngineFactory = vllm_
         log = _generate(args, source, sampling, rows=rows, out=out, engine_factory=engine_factory)
     samples = logged_samples(rows, log, sampling.n)
     header = {k: manifest[k] for k in ("model", "model_description", "run", "sampling", "eval_files")}
+    header["step"] = source.checkpoint.step if source.checkpoint else None  # the report files results by it
     return out, write_results(samples, out, options, {"responses": str(log.path), **header})
 
 

@@ -251,6 +251,7 @@ def _checkpoint(run_dir: Path, step: int, complete: bool = True) -> Path:
     (actor / "huggingface").mkdir(parents=True)
     (actor / "fsdp_config.json").write_text(json.dumps({"world_size": 1}))
     (actor / "huggingface" / "config.json").write_text("{}")
+    (actor / "huggingface" / "tokenizer.json").write_text("{}")
     if complete:
         # torch.save's archive layout: publishing and evaluation accept only whole archives as shards
         shard = actor / "model_world_size_1_rank_0.pt"
