@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rlif.data.files import read_source_rows, write_rows_atomic
-from rlif.data.schema import one_line, validate_table_schema
+from rlif.data.schema import EXTRA_INFO_REQUIRED, one_line, validate_table_schema
 from rlif.data.sources import convert_row
 
 CONVERTED_FROM = "rlif.converted_from"
@@ -66,7 +66,16 @@ def needs_conversion(path: Path) -> bool:
     try:
         validate_table_schema(schema, where=str(path))
     except ValueError:
-        return all(name in schema.names for name in RLIF_ROW_COLUMNS)
+        if not all(name in schema.names for name in RLIF_ROW_COLUMNS):
+            return False
+        # rlif's own file with one column missing or mistyped (its extra_info has rlif's fields) is validated, so
+        # the message names that column, rather than converted and then blamed on its rows' ground truth.
+        extra = schema.field("extra_info").type if "extra_info" in schema.names else None
+        return not (
+            extra is not None
+            and pa.types.is_struct(extra)
+            and all(extra.get_field_index(name) >= 0 for name in EXTRA_INFO_REQUIRED)
+        )
     return False
 
 

@@ -179,3 +179,19 @@ def test_a_different_local_file_is_never_replaced_silently(
     (backup,) = out.glob(f"{MIXTURE}.*.bak")
     assert backup.read_bytes() == mine
     assert f"the old one is {backup}" in printed
+
+
+def test_a_file_missing_its_ability_column_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: dict[str, list[dict[str, Any]]]
+) -> None:
+    """rlif's own file without one column is validated (the message names the column), not taken for RLIF's
+    format, converted, and blamed on its rows' ground truth."""
+    import pyarrow.parquet as pq
+
+    repo = _repo(tmp_path, monkeypatch, {MIXTURE: rows["mixture"]})
+    table = pq.read_table(repo.root / MIXTURE)
+    pq.write_table(table.drop_columns(["ability"]), repo.root / MIXTURE)
+    result = _download(tmp_path / "verl_data")
+    (rejection,) = result.rejected
+    assert result.conversions == ()
+    assert rejection.reason.startswith(f"{rejection.path}: column ability missing (found ")
