@@ -104,6 +104,7 @@ def convert_rlif_file(source: Path, target: Path, *, split: str, source_id: str)
     Raises:
         ValueError: the file is unreadable or empty, or a row cannot be converted (one line naming file, row and
             field, e.g. a LogicIF row with neither a complexity score nor its function source).
+        OSError: the converted file cannot be written (a full disk); the message names it and what to do.
     """
     rows = []
     seen: Counter[str] = Counter()
@@ -122,6 +123,9 @@ def convert_rlif_file(source: Path, target: Path, *, split: str, source_id: str)
         raise ValueError(f"{source}: 0 rows (an empty data file; a training or validation set needs at least one row)")
     try:
         write_rows_atomic(rows, target, metadata={CONVERTED_FROM: source_id})
-    except OSError as err:
-        raise ValueError(f"{target}: cannot write the converted file ({one_line(err)})") from err
+    except OSError as err:  # the disk's fault, not the data's: not a rejection of the file
+        raise OSError(
+            f"{target}: cannot write the converted file ({one_line(err)}); free space there (or pass another "
+            "--out-dir) and run again: downloaded files stay in staging and are not fetched twice"
+        ) from err
     return Conversion(source, target, len(rows), dict(Counter(r["data_source"] for r in rows)), repeated)

@@ -195,3 +195,31 @@ def test_a_file_missing_its_ability_column_is_named_as_such(
     (rejection,) = result.rejected
     assert result.conversions == ()
     assert rejection.reason.startswith(f"{rejection.path}: column ability missing (found ")
+
+
+def test_a_full_disk_during_conversion_is_one_line_about_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from rlif.data import convert
+
+    def full(*_: Any, **__: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(convert, "write_rows_atomic", full)
+    source = tmp_path / "rlif.parquet"
+    monkeypatch.setattr(convert, "read_source_rows", lambda _: iter([]))
+    with pytest.raises(ValueError, match="0 rows"):  # an empty file is the data's fault
+        convert.convert_rlif_file(source, tmp_path / "out.parquet", split="train", source_id="x")
+    monkeypatch.setattr(convert, "convert_row", lambda raw, where: raw)
+    monkeypatch.setattr(
+        convert, "read_source_rows", lambda _: iter([{"extra_info": {"item_id": "a"}, "data_source": "ifeval"}])
+    )
+    with pytest.raises(OSError) as info:
+        convert.convert_rlif_file(source, tmp_path / "out.parquet", split="train", source_id="x")
+    assert str(info.value) == (
+        f"{tmp_path / 'out.parquet'}: cannot write the converted file ([Errno 28] No space left on device); free "
+        "space there (or pass another --out-dir) and run again: downloaded files stay in staging and are not "
+        "fetched twice"
+    )
