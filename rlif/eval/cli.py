@@ -303,6 +303,10 @@ def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm
     """Entry of ``python -m rlif.eval``; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
+        if args.out is not None and args.out.exists() and not args.out.is_dir():
+            raise ValueError(
+                f"--out {args.out}: is a file; --out names a directory for the three outputs (pick a new name)"
+            )
         if args.command == "generate":
             out, metrics = run_generate(args, engine_factory)
         else:
@@ -311,6 +315,10 @@ def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm
     except (ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # the disk's fault (full, read-only), not the user's input
+        where = f"cannot write {err.filename}" if err.filename else "cannot write the results"
+        print(f"error: {where}: {err.strerror or err}; free space there or pass another --out", file=sys.stderr)
+        return 1
     total = sum(values["samples"] for values in metrics["sources"].values())
     print(f"[rlif eval] scored {total} samples of {len(metrics['sources'])} sources")
     names = (RESPONSES_FILE, MANIFEST_FILE) if args.command == "generate" else ()
