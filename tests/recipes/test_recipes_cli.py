@@ -152,3 +152,48 @@ def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
     assert [p.key for p in preflight_problems(runs, preflight_environment(tmp_path / "none"), root=tmp_path)] == [
         "model"
     ]
+
+
+def test_no_setting_of_env_reaches_a_generated_script(tmp_path):
+    out = tmp_path / "out"
+    env_file = tmp_path / ".env"
+    env_file.write_text("HF_TOKEN=hf_NeverInAScript123\nWANDB_API_KEY=wandbsecret42\nSLURM_PARTITION=gpu\n")
+    args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--env-file", str(env_file)]
+    assert main(args) == 0
+    for script in out.rglob("*.sh"):
+        text = script.read_text(encoding="utf-8")
+        assert "hf_NeverInAScript123" not in text and "wandbsecret42" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("WANDB_ENTITY=my team\n", "line 1: WANDB_ENTITY: has a space (bash runs the word after it as a command"),
+        ("SLURM_ACCOUNT = lab\n", "line 1: SLURM_ACCOUNT: spaces around '=' (bash then runs a command instead"),
+        ("HF_CACHE_DIR=$HOME/hf_cache\n", "line 1: HF_CACHE_DIR: has '$' or '`', which bash expands"),
+        ("SLURM_PARTITION=gpu\r\n", "line 1: ends in a carriage return (Windows CRLF line endings)"),
+    ],
+)
+def test_an_env_the_job_would_read_differently_stops_generation(tmp_path, capsys, text, message):
+    env_file = tmp_path / ".env"
+    env_file.write_bytes(text.encode())
+    args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(tmp_path / "o")]
+    assert main([*args, "--env-file", str(env_file)]) == 2
+    err = capsys.readouterr().out
+    assert err.startswith(f"error: {env_file} {message}")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--nodes", "0"], "error: --nodes 0: a run needs at least 1 node"),
+        (["--gpu-memory-gb", "nan"], "error: --gpu-memory-gb: GPU memory must be a positive, finite number of GiB"),
+        (["--gpu-memory-gb", "inf"], "error: --gpu-memory-gb: GPU memory must be a positive, finite number of GiB"),
+    ],
+)
+def test_impossible_site_options_are_one_line(tmp_path, capsys, option, message):
+    args = ["--stage", "smoke", "--skip-verl-check", "--out", str(tmp_path / "o"), "--env-file", str(tmp_path / "x")]
+    assert main([*args, *option]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(message) and "Traceback" not in out and len(out.strip().splitlines()) == 1
