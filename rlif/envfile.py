@@ -164,8 +164,9 @@ def hub_cache(values: Mapping[str, str | None], env_file: Path | None = None) ->
     """The Hub cache that download, generation and the job all use, and where that choice came from.
 
     ``HF_CACHE_DIR`` (rlif's key) is what the downloads fill and what the job exports as ``HF_HUB_CACHE``; a
-    ``HF_HUB_CACHE``/``HUGGINGFACE_HUB_CACHE``/``HF_HOME`` set in the shell would win inside the job, so one that
-    names another cache is refused here rather than followed by some commands and not others.
+    ``HF_HUB_CACHE`` set in the shell would win inside the job, so one that names another cache is refused here
+    rather than followed by some commands and not others. Without ``HF_CACHE_DIR``, huggingface_hub's own order
+    applies (``HF_HUB_CACHE``, ``HUGGINGFACE_HUB_CACHE``, ``$HF_HOME/hub``, ``~/.cache/huggingface/hub``).
 
     Args:
         values: the settings (environment over ``.env``).
@@ -179,24 +180,24 @@ def hub_cache(values: Mapping[str, str | None], env_file: Path | None = None) ->
         ValueError: two variables name different caches.
     """
     origin = f" from {Path(env_file).resolve()} or the environment" if env_file else ""
-    candidates = []
     if values.get("HF_CACHE_DIR"):
-        candidates.append(("HF_CACHE_DIR", repo_path(str(values["HF_CACHE_DIR"]))))
-    for key in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
-        if values.get(key):
-            candidates.append((key, repo_path(str(values[key]))))
-    if values.get("HF_HOME"):
-        candidates.append(("HF_HOME", repo_path(str(values["HF_HOME"])) / "hub"))
-    if not candidates:
-        return Path.home() / ".cache" / "huggingface" / "hub", "the Hugging Face default (no HF_CACHE_DIR set)"
-    first_key, first = candidates[0]
-    for key, other in candidates[1:]:
-        if other.resolve() != first.resolve():
+        first_key, first = "HF_CACHE_DIR", repo_path(str(values["HF_CACHE_DIR"]))
+        # The job exports HF_CACHE_DIR as HF_HUB_CACHE unless HF_HUB_CACHE is already set, which then wins; with
+        # HF_HUB_CACHE set, huggingface_hub ignores HUGGINGFACE_HUB_CACHE and HF_HOME for the cache.
+        shell = values.get("HF_HUB_CACHE")
+        if shell and repo_path(str(shell)).resolve() != first.resolve():
             raise ValueError(
-                f"{first_key}={first} and {key}={other} (HF_HOME/hub for HF_HOME) name different Hub caches: "
-                f"downloads and jobs would look in different places; unset {key} in your shell or set "
+                f"HF_CACHE_DIR={first} and HF_HUB_CACHE={repo_path(str(shell))} name different Hub caches: the "
+                "downloads fill HF_CACHE_DIR and jobs read HF_HUB_CACHE; unset HF_HUB_CACHE in your shell or set "
                 f"HF_CACHE_DIR to the same directory (settings read{origin or ' from the environment and .env'})"
             )
-    raw = str(values[first_key]) if first_key != "HF_HOME" else str(values["HF_HOME"])
+    elif values.get("HF_HUB_CACHE") or values.get("HUGGINGFACE_HUB_CACHE"):
+        first_key = "HF_HUB_CACHE" if values.get("HF_HUB_CACHE") else "HUGGINGFACE_HUB_CACHE"
+        first = repo_path(str(values[first_key]))
+    elif values.get("HF_HOME"):
+        first_key, first = "HF_HOME", repo_path(str(values["HF_HOME"])) / "hub"
+    else:
+        return Path.home() / ".cache" / "huggingface" / "hub", "the Hugging Face default (no HF_CACHE_DIR set)"
+    raw = str(values[first_key])
     relative = "" if Path(raw).expanduser().is_absolute() else f", relative to the repository root {REPO_ROOT}"
     return first, f"{first_key}{origin}{relative}"

@@ -153,9 +153,9 @@ def test_hub_cache_variables_that_disagree_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as info:
         load_settings(env, environ={"HF_HUB_CACHE": str(tmp_path / "shell")})
     assert str(info.value) == (
-        f"HF_CACHE_DIR={tmp_path / 'mine'} and HF_HUB_CACHE={tmp_path / 'shell'} (HF_HOME/hub for HF_HOME) name "
-        "different Hub caches: downloads and jobs would look in different places; unset HF_HUB_CACHE in your shell "
-        f"or set HF_CACHE_DIR to the same directory (settings read from {env} or the environment)"
+        f"HF_CACHE_DIR={tmp_path / 'mine'} and HF_HUB_CACHE={tmp_path / 'shell'} name different Hub caches: the "
+        "downloads fill HF_CACHE_DIR and jobs read HF_HUB_CACHE; unset HF_HUB_CACHE in your shell or set "
+        f"HF_CACHE_DIR to the same directory (settings read from {env} or the environment)"
     )
     assert load_settings(tmp_path / "x.env", environ={"HF_HUB_CACHE": str(tmp_path / "c")}).cache_dir == tmp_path / "c"
 

@@ -173,10 +173,11 @@ def test_sharded_model_with_a_missing_shard(tmp_path: Path) -> None:
 
 
 def test_hub_cache_location_order(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"HF_CACHE_DIR=/b and HF_HUB_CACHE=/a .* name different Hub caches"):
+    with pytest.raises(ValueError, match=r"HF_CACHE_DIR=/b and HF_HUB_CACHE=/a name different Hub caches"):
         preflight.hub_cache_dir({"HF_HUB_CACHE": "/a", "HF_CACHE_DIR": "/b"})
     assert preflight.hub_cache_dir({"HF_HUB_CACHE": "/a", "HF_CACHE_DIR": "/a/"}) == Path("/a")
     assert preflight.hub_cache_dir({"HF_CACHE_DIR": "cache"}) == preflight.REPO_ROOT / "cache"
+    assert preflight.hub_cache_dir({"HF_CACHE_DIR": "/b", "HF_HOME": "/h"}) == Path("/b")  # HF_HUB_CACHE wins in jobs
     assert preflight.hub_cache_dir({"HF_HUB_CACHE": "", "HF_CACHE_DIR": "/b"}) == Path("/b")
     assert preflight.hub_cache_dir({"HF_HOME": "/h"}) == Path("/h/hub")
 
