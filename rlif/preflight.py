@@ -31,11 +31,10 @@ from importlib import metadata
 from pathlib import Path
 
 from rlif.envfile import hub_cache
+from rlif.hub.checkpoints import TOKENIZER_FILES
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt")
-"""Any one of these is a tokenizer transformers can load; without one it builds a useless 1-token tokenizer."""
 
 CHAT_TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json")
 """Where a chat template lives when ``tokenizer_config.json`` has no ``chat_template`` key."""

@@ -21,10 +21,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlif.preflight import TOKENIZER_FILES
-
 STEP_DIR = re.compile(r"^global_step_(\d+)$")
 SHARD_NAME = "model_world_size_{world_size}_rank_{rank}.pt"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt")
+"""Any one of these is a tokenizer transformers can load; without one it builds a useless 1-token tokenizer (verl's
+model merger then saves that one, and it would be uploaded)."""
 
 
 @dataclass(frozen=True)
