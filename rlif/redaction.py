@@ -59,26 +59,40 @@ def _mask(match: re.Match[str]) -> str:
     return prefix + MASK + ("@" if match.group(0).endswith("@") else "")
 
 
-def one_line(err: BaseException, secrets: Iterable[str] = ()) -> str:
-    """The exception and its causes, redacted: ``message (caused by Type: message)``.
+def one_line(err: BaseException, secrets: Iterable[str] = (), *, causes: bool | None = None) -> str:
+    """The exception, and its causes where they add to it, redacted: ``message (caused by Type: message)``.
 
     A message that lists several problems keeps its own line breaks (one problem a line).
+
+    Args:
+        err: the exception.
+        secrets: values to redact besides the credential patterns.
+        causes: append the chain (``__cause__``, ``__context__``); None appends it for a library's exception only,
+            since rlif's own messages (and a builtin exception raised with a message) already say what failed.
     """
     secrets = list(secrets)
+    if causes is None:
+        causes = _library(err)
     parts = [_describe(err, first=True)]
     seen = {id(err)}
     cause = err.__cause__ or (None if err.__suppress_context__ else err.__context__)
-    while cause is not None and id(cause) not in seen:
+    while causes and cause is not None and id(cause) not in seen:
         seen.add(id(cause))
-        parts.append(f"caused by {_describe(cause, first=False)}")
+        text = f"caused by {_describe(cause, first=False)}"
+        if text not in parts:
+            parts.append(text)
         cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
     line = parts[0] + "".join(f" ({p})" for p in parts[1:])
     return redact(line, secrets)
 
 
+def _library(err: BaseException) -> bool:
+    return type(err).__module__.split(".")[0] not in ("builtins", "rlif")
+
+
 def _describe(err: BaseException, *, first: bool) -> str:
     text = str(err).strip() or type(err).__name__
-    if not first or type(err).__module__.split(".")[0] not in ("builtins", "rlif"):
+    if not first or _library(err):
         text = " ".join(text.split())  # a library's multi-line message (the Hub client's advice) on one line
     return text if first and isinstance(err, (ValueError, OSError, RuntimeError)) else f"{type(err).__name__}: {text}"
 

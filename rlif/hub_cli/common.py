@@ -86,5 +86,7 @@ def guarded(command: str, body: Callable[[], int], settings: Callable[[], HubSet
         current = settings()
         secrets = secret_values(extra=[current.token if current else None])
         path = write_traceback(err, command, secrets)
-        print(f"error: {one_line(err, secrets)}; unexpected, redacted traceback in {path}", file=sys.stderr)
+        print(
+            f"error: {one_line(err, secrets, causes=True)}; unexpected, redacted traceback in {path}", file=sys.stderr
+        )
         return 1
