@@ -313,3 +313,34 @@ def test_versions_command_names_each_mismatch():
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and proc.stdout == ""
     assert [line.split(":")[2].strip() for line in lines] == ["package vllm", "package flash-attn"]
+
+
+def test_a_model_without_tokenizer_or_chat_template_is_refused(tmp_path: Path) -> None:
+    """transformers would build a 1-token tokenizer from a folder without tokenizer files, and verl fail deep in
+    the job; without a chat template the first prompt fails."""
+    model = make_model(tmp_path / "m", tokenizer=False)
+    with pytest.raises(ValueError) as info:
+        resolve_model(str(model), tmp_path / "hub")
+    assert str(info.value) == (
+        f"model {model}: {model}: no tokenizer files (tokenizer.json, tokenizer.model, vocab.json, vocab.txt); copy "
+        "them from the base model (its Hub snapshot) or download the model again"
+    )
+    (model / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (model / "tokenizer_config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        resolve_model(str(model), tmp_path / "hub")
+    assert str(info.value) == (
+        f"model {model}: {model}: no chat template (tokenizer_config.json has no chat_template and there is no "
+        "chat_template.jinja); copy the base model's tokenizer files"
+    )
+    (model / "chat_template.jinja").write_text("{{ messages }}", encoding="utf-8")
+    assert resolve_model(str(model), tmp_path / "hub") == model.resolve()
+
+
+def test_training_data_smaller_than_one_batch_is_refused(data_file: Path) -> None:
+    rows = pq.ParquetFile(data_file).metadata.num_rows
+    assert preflight.data_steps_problem([data_file], rows) == ""
+    assert preflight.data_steps_problem([data_file], 512) == (
+        f"{data_file}: {rows} training rows, fewer than one batch (train.train_batch_size=512), so verl would train "
+        "0 steps; use more data or a smaller train_batch_size in recipe/matrix.yaml"
+    )
