@@ -30,7 +30,14 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from rlif.envfile import hub_cache
+from rlif.hub.checkpoints import TOKENIZER_FILES
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+CHAT_TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json")
+"""Where a chat template lives when ``tokenizer_config.json`` has no ``chat_template`` key."""
 
 SAMPLE_ROWS = 32
 """Rows of each data file validated at preflight (the whole file is validated when it is built or downloaded)."""
@@ -64,15 +71,14 @@ class PreflightError(ValueError):
 
 
 def hub_cache_dir(environ: Mapping[str, str | None]) -> Path:
-    """The Hugging Face Hub cache the job reads: ``HF_HUB_CACHE``, then ``HF_CACHE_DIR`` (rlif's ``.env`` key, which
-    the generated scripts export as ``HF_HUB_CACHE``), ``HUGGINGFACE_HUB_CACHE``, ``$HF_HOME/hub``, then
-    ``~/.cache/huggingface/hub`` (huggingface_hub's own order, with rlif's key second)."""
-    for key in ("HF_HUB_CACHE", "HF_CACHE_DIR", "HUGGINGFACE_HUB_CACHE"):
-        if environ.get(key):
-            return Path(str(environ[key])).expanduser()
-    if environ.get("HF_HOME"):
-        return Path(str(environ["HF_HOME"])).expanduser() / "hub"
-    return Path.home() / ".cache" / "huggingface" / "hub"
+    """The Hugging Face Hub cache the job reads, as the downloads fill it (``rlif.envfile.hub_cache``:
+    ``HF_CACHE_DIR``, which the generated scripts export as ``HF_HUB_CACHE``; ``HF_HUB_CACHE``/``HF_HOME`` alone;
+    a relative path from the repository root).
+
+    Raises:
+        ValueError: two of those variables name different caches.
+    """
+    return hub_cache(environ)[0]
 
 
 def is_repo_id(model: str) -> bool:
@@ -131,13 +137,58 @@ def snapshot_problem(directory: Path) -> str:
         if missing:
             return f"{directory}: weight shard(s) {', '.join(missing)} missing (an interrupted download?)"
         return ""
-    weights = [p for p in directory.iterdir() if p.suffix in {".safetensors", ".bin"}]
-    if not weights or not all(p.is_file() for p in weights):
-        return f"{directory}: no complete weight file (*.safetensors) (an interrupted download?)"
+    else:
+        weights = [p for p in directory.iterdir() if p.suffix in {".safetensors", ".bin"}]
+        if not weights or not all(p.is_file() for p in weights):
+            return f"{directory}: no complete weight file (*.safetensors) (an interrupted download?)"
+    return tokenizer_problem(directory)
+
+
+def tokenizer_problem(directory: Path) -> str:
+    """What a model directory lacks to tokenize chat prompts: a tokenizer file, or a chat template. Empty when fine.
+
+    verl builds its prompts with the tokenizer's chat template; a directory without tokenizer files loads as a
+    1-token tokenizer and fails deep in the job, one without a template fails at the first prompt.
+    """
+    if not any((directory / name).is_file() for name in TOKENIZER_FILES):
+        return (
+            f"{directory}: no tokenizer files ({', '.join(TOKENIZER_FILES)}); copy them from the base model "
+            "(its Hub snapshot) or download the model again"
+        )
+    config = directory / "tokenizer_config.json"
+    try:
+        has_template = config.is_file() and bool(json.loads(config.read_text(encoding="utf-8")).get("chat_template"))
+    except (OSError, ValueError, AttributeError) as err:
+        return f"{config}: unreadable ({err})"
+    if not has_template and not any((directory / name).is_file() for name in CHAT_TEMPLATE_FILES):
+        return (
+            f"{directory}: no chat template (tokenizer_config.json has no chat_template and there is no "
+            "chat_template.jinja); copy the base model's tokenizer files"
+        )
     return ""
 
 
-def resolve_model(model: str, hub_cache: Path) -> Path:
+def data_steps_problem(train_files: Sequence[Path], batch_size: int) -> str:
+    """Training files with fewer rows than one batch (verl drops the last partial batch: zero steps). Empty when
+    fine or when a file is not at hand (its own check reports that)."""
+    import pyarrow.parquet as pq
+
+    rows = 0
+    for path in train_files:
+        try:
+            rows += pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # missing or unreadable: check_data_file says why
+            return ""
+    if rows >= batch_size:
+        return ""
+    names = ", ".join(str(p) for p in train_files)
+    return (
+        f"{names}: {rows} training rows, fewer than one batch (train.train_batch_size={batch_size}), so verl would "
+        "train 0 steps; use more data or a smaller train_batch_size in recipe/matrix.yaml"
+    )
+
+
+def resolve_model(model: str, hub_cache: Path, cache_source: str = "") -> Path:
     """The local directory verl should load ``model`` from.
 
     A local path must be a complete model directory. A repo id must be in the Hub cache: the snapshot ``refs/main``
@@ -146,6 +197,7 @@ def resolve_model(model: str, hub_cache: Path) -> Path:
     Raises:
         ValueError: one line naming the model, the cache and the command that fetches it.
     """
+    label = f" ({cache_source})" if cache_source else ""
     if not is_repo_id(model):
         directory = Path(model).expanduser()
         if not directory.exists():
@@ -155,7 +207,7 @@ def resolve_model(model: str, hub_cache: Path) -> Path:
             raise ValueError(f"model {model}: {problem}")
         return directory.resolve()
     repo = hub_cache / ("models--" + model.replace("/", "--"))
-    fetch = f"run `python hf_model_download.py {model}` (HF_CACHE_DIR={hub_cache})"
+    fetch = f"run `python hf_model_download.py {model}`, which fills {hub_cache}"
     snapshots = repo / "snapshots"
     ref = repo / "refs" / "main"
     if ref.is_file():
@@ -165,7 +217,7 @@ def resolve_model(model: str, hub_cache: Path) -> Path:
             sorted(p for p in snapshots.glob("*") if (p / "config.json").is_file()) if snapshots.is_dir() else []
         )
     if not candidates:
-        raise ValueError(f"model {model}: not in the Hub cache {hub_cache}; {fetch}")
+        raise ValueError(f"model {model}: not in the Hub cache {hub_cache}{label}; {fetch}")
     if len(candidates) > 1:
         names = ", ".join(p.name[:12] for p in candidates)
         raise ValueError(
@@ -309,7 +361,13 @@ def version_problems(pins: Mapping[str, str]) -> list[str]:
 
 
 def generation_problems(
-    data_files: Iterable[Path], model: str, environ: Mapping[str, str | None], *, cache: dict[str, str] | None = None
+    data_files: Iterable[Path],
+    model: str,
+    environ: Mapping[str, str | None],
+    *,
+    cache: dict[str, str] | None = None,
+    train_files: Sequence[Path] = (),
+    batch_size: int = 0,
 ) -> list[tuple[str, str]]:
     """The generation-time checks of one run: ``[(setting, message), ...]``, empty when ready.
 
@@ -318,6 +376,8 @@ def generation_problems(
         model: the run's model (repo id or local path).
         environ: the environment with ``.env`` filled in (for the Hub cache location).
         cache: results by file/model, shared across runs so that each file is read once.
+        train_files: the training files alone (absolute), for the one-batch check.
+        batch_size: ``train.train_batch_size``; 0 skips the one-batch check.
     """
     cache = {} if cache is None else cache
     problems = []
@@ -327,10 +387,14 @@ def generation_problems(
             cache[key] = check_data_file(path)
         if cache[key]:
             problems.append(("data", cache[key]))
+    if batch_size > 0:
+        problem = data_steps_problem(train_files, batch_size)
+        if problem:
+            problems.append(("data", problem))
     key = f"model:{model}"
     if key not in cache:
         try:
-            resolve_model(model, hub_cache_dir(environ))
+            resolve_model(model, *hub_cache(environ))
             cache[key] = ""
         except ValueError as err:
             cache[key] = str(err)
@@ -374,7 +438,7 @@ def job_preflight(request: JobRequest, environ: Mapping[str, str]) -> tuple[Path
     failures = [line for line in (check_data_file(p) for p in request.data_files) if line]
     model_dir = None
     try:
-        model_dir = resolve_model(request.model, hub_cache_dir(environ))
+        model_dir = resolve_model(request.model, *hub_cache(environ))
     except ValueError as err:
         failures.append(str(err))
     summary = [f"{len(request.data_files)} data file(s)"]

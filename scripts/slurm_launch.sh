@@ -123,9 +123,31 @@ job_start() {
     job_runtime
     CKPT_DIR="$RLIF_ROOT/checkpoints/$RUN_PROJECT/$RUN_NAME"
     mkdir -p "$CKPT_DIR" log
+    claim_run
     # verl's file logger truncates its file on start, so each attempt of a requeued job gets its own; hf_upload.py
     # reads them all for the model card. Exported before Ray starts so the trainer actor inherits it.
     export VERL_FILE_LOGGER_PATH="$CKPT_DIR/metrics.${SLURM_JOB_ID}.${SLURM_RESTART_COUNT:-0}.jsonl"
+}
+
+# One run, one job: the same script submitted twice would train twice into one checkpoint directory. The first job
+# to start records its id in $CKPT_DIR/.job (created atomically); a later job stops while that one is still running.
+# A requeued job finds its own id; a job that has ended leaves a stale record, which the next one takes over.
+claim_run() {
+    local record="$CKPT_DIR/.job" owner state
+    if ( set -C; echo "$SLURM_JOB_ID" > "$record" ) 2>/dev/null; then
+        return 0
+    fi
+    owner="$(cat "$record" 2>/dev/null || true)"
+    if [[ -n "$owner" && "$owner" != "$SLURM_JOB_ID" ]]; then
+        state="$(squeue -h -j "$owner" -o %T 2>/dev/null || true)"
+        case "$state" in
+            RUNNING | CONFIGURING | COMPLETING | SUSPENDED | STOPPED | SIGNALING | STAGE_OUT)
+                echo "error: job $owner ($state) is already training $RUN_NAME into $CKPT_DIR; job $SLURM_JOB_ID stops here: wait for it, or scancel $owner and submit again" >&2
+                exit 2
+                ;;
+        esac
+    fi
+    echo "$SLURM_JOB_ID" > "$record"
 }
 
 # TRAIN_DATA and VAL_DATA (parquet files, relative to the repository root or absolute) as the preflight's list

@@ -49,7 +49,7 @@ SKIPPED_DIRS = frozenset({"tests", "outputs", "verl_data", "log", "checkpoints",
 """Top-level directories that hold no shipped Python code."""
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("rlif.atomic_files", "rlif.jsonl"),
+    ("rlif.atomic_files", "rlif.jsonl", "rlif.envfile", "rlif.redaction"),
     ("rlif.hub", "rlif.graphs"),
     ("rlif.data",),
     ("rlif.runs", "rlif.preflight"),

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rlif.data.files import read_source_rows, write_rows_atomic
-from rlif.data.schema import one_line, validate_table_schema
+from rlif.data.schema import EXTRA_INFO_REQUIRED, one_line, validate_table_schema
 from rlif.data.sources import convert_row
 
 CONVERTED_FROM = "rlif.converted_from"
@@ -66,7 +66,16 @@ def needs_conversion(path: Path) -> bool:
     try:
         validate_table_schema(schema, where=str(path))
     except ValueError:
-        return all(name in schema.names for name in RLIF_ROW_COLUMNS)
+        if not all(name in schema.names for name in RLIF_ROW_COLUMNS):
+            return False
+        # rlif's own file with one column missing or mistyped (its extra_info has rlif's fields) is validated, so
+        # the message names that column, rather than converted and then blamed on its rows' ground truth.
+        extra = schema.field("extra_info").type if "extra_info" in schema.names else None
+        return not (
+            extra is not None
+            and pa.types.is_struct(extra)
+            and all(extra.get_field_index(name) >= 0 for name in EXTRA_INFO_REQUIRED)
+        )
     return False
 
 
@@ -95,6 +104,7 @@ def convert_rlif_file(source: Path, target: Path, *, split: str, source_id: str)
     Raises:
         ValueError: the file is unreadable or empty, or a row cannot be converted (one line naming file, row and
             field, e.g. a LogicIF row with neither a complexity score nor its function source).
+        OSError: the converted file cannot be written (a full disk); the message names it and what to do.
     """
     rows = []
     seen: Counter[str] = Counter()
@@ -113,6 +123,9 @@ def convert_rlif_file(source: Path, target: Path, *, split: str, source_id: str)
         raise ValueError(f"{source}: 0 rows (an empty data file; a training or validation set needs at least one row)")
     try:
         write_rows_atomic(rows, target, metadata={CONVERTED_FROM: source_id})
-    except OSError as err:
-        raise ValueError(f"{target}: cannot write the converted file ({one_line(err)})") from err
+    except OSError as err:  # the disk's fault, not the data's: not a rejection of the file
+        raise OSError(
+            f"{target}: cannot write the converted file ({one_line(err)}); free space there (or pass another "
+            "--out-dir) and run again: downloaded files stay in staging and are not fetched twice"
+        ) from err
     return Conversion(source, target, len(rows), dict(Counter(r["data_source"] for r in rows)), repeated)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,14 @@ DEFAULT_PATTERNS = ("if*_logicif*.parquet", "ifbench_*_ifeval_*_logicif_*.parque
 """The mixtures ``if{X}_logicif{Y}.parquet`` and the evaluation file ``ifbench_{B}_ifeval_{E}_logicif_{L}.parquet``."""
 
 STAGING_DIR = ".staging"
+LOCAL_CHANGES = ("stop", "replace", "keep")
+"""What to do with a file in ``out_dir`` that differs from the Hub's file of the same name."""
+
+
+class LocalFileConflictError(ValueError):
+    """A download would replace files in ``out_dir`` that differ from the Hub's (built locally, or changed since)."""
+
+
 """Staging directory under the output directory: downloads land here and stay here until the set is accepted."""
 
 CONVERTED_DIR = ".converted"
@@ -74,6 +83,8 @@ class DataDownload:
             failed validation, since rows that do not validate are not compared).
         rejected: the files that failed, in file order; empty when the set was accepted.
         conversions: the RLIF-format files this run converted to rlif's schema.
+        backups: local files that differed from the Hub's and were replaced (``local_changes="replace"``), kept
+            under their new names.
     """
 
     repo_id: str
@@ -86,6 +97,7 @@ class DataDownload:
     overlaps: tuple[tuple[Path, Path, Overlap], ...]
     rejected: tuple[Rejection, ...]
     conversions: tuple[Conversion, ...] = ()
+    backups: tuple[Path, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -100,6 +112,7 @@ def download_data(
     out_dir: Path,
     revision: str | None = None,
     allow_patterns: Sequence[str] = DEFAULT_PATTERNS,
+    local_changes: str = "stop",
 ) -> DataDownload:
     """Download into staging, verify, validate, check overlap, and move the set into ``out_dir`` if it all passes.
 
@@ -109,12 +122,17 @@ def download_data(
         out_dir: destination, normally ``verl_data/``; staging is ``out_dir/.staging``.
         revision: branch, tag or commit; None means ``main``.
         allow_patterns: which files to fetch.
+        local_changes: a file in ``out_dir`` that differs from the Hub's: ``stop`` before downloading anything,
+            ``replace`` it (after the set passes; the old file is kept beside it as ``<name>.<time>.bak``), or
+            ``keep`` it (validated as it is, not downloaded).
 
     Returns:
         The outcome; ``accepted`` says whether the files are in ``out_dir``, ``rejected`` why not.
 
     Raises:
         ValueError: no file matches, or a download is incomplete or corrupted.
+        LocalFileConflictError: ``local_changes="stop"`` and a local file differs from the Hub's (the message names
+            both and the flags that decide).
         huggingface_hub.errors.HfHubHTTPError: the Hub refused a request (unknown repo or revision, no access).
     """
     out_dir = Path(out_dir)
@@ -128,6 +146,18 @@ def download_data(
     converted_in_place = {f.path for f in in_place if converted_from(out_dir / f.path) == f.blob_id}
     to_hash = [f for f in in_place if f.path not in converted_in_place]
     differs = file_problems(out_dir, to_hash, desc=f"check {out_dir}") if to_hash else {}
+    if differs and local_changes == "stop":
+        raise LocalFileConflictError(
+            "\n".join(
+                f"{out_dir / path} differs from {repo_id}@{commit[:12]}:{path} (a file built here, or an earlier "
+                "download the Hub has since changed); nothing was downloaded"
+                for path in sorted(differs)
+            )
+            + "\npass --replace-local to take the Hub's files (each local one is kept as <name>.<time>.bak) or "
+            "--keep-local to keep and validate the local ones"
+        )
+    if local_changes == "keep":
+        differs = {}
     fetch = [f for f in files if f not in in_place or f.path in differs]
     if fetch:
         download_repo(
@@ -180,6 +210,7 @@ def download_data(
                 )
 
     rejected = []
+    backups: list[Path] = []
     if failures:
         for path in (f.path for f in files if f.path in failures):
             reason = failures[path]
@@ -188,7 +219,12 @@ def download_data(
                 location[path] = _move(location[path], target)
             rejected.append(Rejection(location[path], reason.strip()))
     else:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
         for path in sorted(fetched):
+            if path in differs and (out_dir / path).is_file():
+                backup = (out_dir / path).with_name(f"{Path(path).name}.{stamp}.bak")
+                os.replace(out_dir / path, backup)
+                backups.append(backup)
             location[path] = _move(location[path], out_dir / path)
             if path in converted:
                 (staging / path).unlink(missing_ok=True)  # the original; its conversion is in place
@@ -204,6 +240,7 @@ def download_data(
         overlaps=tuple((location[m], location[e], o) for m, e, o in overlaps),
         rejected=tuple(rejected),
         conversions=tuple(conversions),
+        backups=tuple(backups),
     )
 
 

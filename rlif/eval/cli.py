@@ -282,6 +282,7 @@ def run_generate(args: argparse.Namespace, engine_factory: EngineFactory = vllm_
         log = _generate(args, source, sampling, rows=rows, out=out, engine_factory=engine_factory)
     samples = logged_samples(rows, log, sampling.n)
     header = {k: manifest[k] for k in ("model", "model_description", "run", "sampling", "eval_files")}
+    header["step"] = source.checkpoint.step if source.checkpoint else None  # the report files results by it
     return out, write_results(samples, out, options, {"responses": str(log.path), **header})
 
 
@@ -344,6 +345,11 @@ def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm
     """Entry of ``python -m rlif.eval``; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
+        out_arg = getattr(args, "out", None)
+        if out_arg is not None and out_arg.exists() and not out_arg.is_dir():
+            raise ValueError(
+                f"--out {out_arg}: is a file; --out names a directory for the three outputs (pick a new name)"
+            )
         if args.command == "compare":
             result = compare(load_evaluation(args.a), load_evaluation(args.b), args.metric)
             print("\n".join(result.lines))
@@ -366,6 +372,10 @@ def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm
     except (ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # the disk's fault (full, read-only), not the user's input
+        where = f"cannot write {err.filename}" if err.filename else "cannot write the results"
+        print(f"error: {where}: {err.strerror or err}; free space there or pass another --out", file=sys.stderr)
+        return 1
     total = sum(values["samples"] for values in metrics["sources"].values())
     print(f"[rlif eval] scored {total} samples of {len(metrics['sources'])} sources")
     names = (RESPONSES_FILE, MANIFEST_FILE) if args.command == "generate" else ()

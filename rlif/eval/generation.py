@@ -138,7 +138,11 @@ def open_log(path: Path) -> ResponsesLog:
             os.fsync(handle.fileno())
         log.repaired = len(data) - end
     by_id: dict[str, dict[int, tuple[int, dict[str, Any]]]] = defaultdict(dict)
-    for number, line in enumerate(data[:end].decode("utf-8", errors="replace").splitlines(), start=1):
+    for number, raw in enumerate(data[:end].split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{path}: line {number}: not valid UTF-8 (byte {err.start + 1} of the line)") from None
         if not line.strip():
             continue
         record = _log_record(line, f"{path}: line {number}")

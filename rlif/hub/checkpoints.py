@@ -23,6 +23,9 @@ from pathlib import Path
 
 STEP_DIR = re.compile(r"^global_step_(\d+)$")
 SHARD_NAME = "model_world_size_{world_size}_rank_{rank}.pt"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt")
+"""Any one of these is a tokenizer transformers can load; without one it builds a useless 1-token tokenizer (verl's
+model merger then saves that one, and it would be uploaded)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,12 @@ def checkpoint_problems(checkpoint: Checkpoint) -> list[str]:
             problems.append(f"{shard}: {problem}")
     if not (actor / "huggingface" / "config.json").is_file():
         problems.append(f"{actor / 'huggingface' / 'config.json'}: missing")
+    elif not any((actor / "huggingface" / name).is_file() for name in TOKENIZER_FILES):
+        # The merger would otherwise write an empty tokenizer of its own making, and that would be uploaded.
+        problems.append(
+            f"{actor / 'huggingface'}: no tokenizer files ({', '.join(TOKENIZER_FILES)}); verl saves the base "
+            "model's tokenizer there: copy the base model's tokenizer files into it"
+        )
     return problems
 
 

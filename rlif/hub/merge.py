@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -152,10 +153,54 @@ def _run(command: Sequence[str]) -> subprocess.CompletedProcess:
                 sys.stderr.write(f"[merge] {line.rstrip(chr(10))}\n")
                 sys.stderr.flush()
             returncode = process.wait()
+        except BaseException:  # Ctrl-C or SIGTERM (see merge_checkpoint): the merger must not outlive us
+            _stop_child(process)
+            raise
         finally:
             stop.set()
             thread.join()
     return subprocess.CompletedProcess(list(command), returncode, stdout="".join(tail), stderr="")
+
+
+def _stop_child(process: subprocess.Popen) -> None:
+    """Terminate the merger, then kill it if it has not exited within a few seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class _TerminatedError(BaseException):
+    """SIGTERM arrived during a merge (``kill``, Slurm's time limit): unwinds like Ctrl-C so cleanups run."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _TerminatedError(f"stopped by signal {signum} during the merge; the partial merge was removed")
+
+
+def remove_stale_partials(target: Path) -> list[Path]:
+    """Delete partial merges next to ``target`` left by a merge whose process no longer exists (killed with
+    SIGKILL, or a crashed node); a partial of a running process is kept."""
+    removed = []
+    for partial in target.parent.glob(f".{target.name}.*.partial"):
+        pid = partial.name.removeprefix(f".{target.name}.").removesuffix(".partial")
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+            removed.append(partial)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def merge_checkpoint(
@@ -178,7 +223,8 @@ def merge_checkpoint(
         The folder and whether it was reused.
 
     Raises:
-        RuntimeError: the merger failed (the message carries the end of its output) or wrote no weights.
+        RuntimeError: the merger failed (the message carries the end of its output), wrote no weights, or
+            SIGTERM stopped the merge (the merger is stopped and its partial folder removed first).
     """
     target = merged_dir_for(checkpoint, target_dir)
     fingerprint = shard_fingerprint(checkpoint.actor_dir)
@@ -187,11 +233,16 @@ def merge_checkpoint(
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
+    for stale in remove_stale_partials(target):
+        _say(f"removed {stale}, left by an interrupted merge")
     _say(
         f"merging {checkpoint.actor_dir} -> {target} with verl's model merger ({python} -m verl.model_merger); "
         "this loads every shard and can take minutes"
     )
     started = time.monotonic()
+    previous = (
+        signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
+    )
     try:
         done = runner(merge_command(checkpoint.actor_dir, partial, python))
         if done.returncode != 0:
@@ -203,7 +254,11 @@ def merge_checkpoint(
         if target.exists():
             shutil.rmtree(target)
         os.replace(partial, target)
+    except _TerminatedError as err:
+        raise RuntimeError(str(err)) from None
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         shutil.rmtree(partial, ignore_errors=True)
     _say(f"merged in {time.monotonic() - started:.0f} s: {target}")
     return MergeResult(target, reused=False)

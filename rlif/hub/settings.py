@@ -15,7 +15,9 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
+from rlif.envfile import check_env_file, default_env_file, hub_cache, value_problem
 from rlif.hub.network import HubLimits, SettingError, parse_limits
+from rlif.redaction import redact as redact_secrets
 
 ASCII_SETTINGS = ("HF_TOKEN", "HF_ENDPOINT", "HF_DATA_REPO")
 """Settings that travel in HTTP headers or URLs, where only ASCII is allowed (paths such as HF_CACHE_DIR may not)."""
@@ -32,6 +34,8 @@ class HubSettings:
         endpoint: ``HF_ENDPOINT`` when set (a mirror or a local test hub); None means the public Hub.
         limits: timeouts and retries of Hub requests (``RLIF_HUB_CONNECT_TIMEOUT``, ``RLIF_HUB_READ_TIMEOUT``,
             ``RLIF_HUB_RETRIES``).
+        env_file: the ``.env`` that was looked for (absolute), named by every "not set" message.
+        cache_source: which variable gave ``cache_dir`` and from where (for messages).
     """
 
     token: str | None = field(default=None, repr=False)
@@ -39,17 +43,26 @@ class HubSettings:
     cache_dir: Path | None = None
     endpoint: str | None = None
     limits: HubLimits = field(default_factory=HubLimits)
+    env_file: Path | None = None
+    cache_source: str = ""
+
+    def where(self) -> str:
+        """Where a missing setting was looked for: ``environment or /repo/.env`` (or ``(not found)``)."""
+        if self.env_file is None:
+            return "the environment"
+        found = "" if self.env_file.is_file() else ", which does not exist"
+        return f"the environment or {self.env_file}{found}"
 
 
 def read_env(env_file: Path | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """Merge ``.env`` and the process environment (the environment wins); empty values count as unset.
 
     Args:
-        env_file: path of the ``.env`` file; None looks for ``.env`` in the current directory. A missing file is
-            not an error (everything may come from the environment).
+        env_file: path of the ``.env`` file; None means the repository's ``.env`` (the one jobs source). A missing
+            file is not an error (everything may come from the environment).
         environ: the environment; None uses ``os.environ``.
     """
-    path = Path(".env") if env_file is None else Path(env_file)
+    path = default_env_file() if env_file is None else Path(env_file)
     values = {k: v for k, v in dotenv_values(path).items() if v} if path.is_file() else {}
     env = os.environ if environ is None else environ
     values.update({k: v for k, v in env.items() if v})
@@ -60,24 +73,56 @@ def load_settings(env_file: Path | None = None, environ: Mapping[str, str] | Non
     """Build ``HubSettings`` from ``.env`` and the environment (see ``read_env``).
 
     Raises:
-        SettingError: a setting that goes into requests has non-ASCII characters or stray quotes or spaces (a
-            token pasted with smart quotes), or a ``RLIF_HUB_*`` limit is not a valid number. The message names
-            the setting and where it came from, never the token's value.
+        rlif.envfile.EnvFileError: ``.env`` has a line bash and Python would read differently.
+        SettingError: a setting has a control character (a CRLF ``.env`` exported by hand) or surrounding
+            whitespace; one that goes into requests has non-ASCII characters or stray quotes or spaces (a token
+            pasted with smart quotes); ``HF_ENDPOINT`` is not an http(s) URL; Hub cache variables disagree; or a
+            ``RLIF_HUB_*`` limit is not a valid number. The message names the setting and where it came from,
+            never the value.
     """
     env = os.environ if environ is None else environ
-    values = read_env(env_file, env)
-    source = {name: "environment" if env.get(name) else str(env_file or ".env") for name in values}
+    path = (default_env_file() if env_file is None else Path(env_file)).resolve()
+    check_env_file(path)
+    values = read_env(path, env)
+    source = {name: "environment" if env.get(name) else str(path) for name in values}
+    for name in sorted(values):
+        if name in source and (source[name] != "environment" or name.startswith(("HF_", "RLIF_"))):
+            problem = value_problem(name, values[name], source[name])
+            if problem:
+                raise SettingError(problem)
     for name in ASCII_SETTINGS:
         if name in values:
             _check_plain(name, values[name], source[name])
-    cache_dir = values.get("HF_CACHE_DIR")
+    endpoint = values.get("HF_ENDPOINT")
+    if endpoint:
+        endpoint = _check_endpoint(endpoint, source["HF_ENDPOINT"])
+    cache_vars = ("HF_CACHE_DIR", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME")
+    try:
+        cache_dir, cache_source = hub_cache(values, path) if any(values.get(k) for k in cache_vars) else (None, "")
+    except ValueError as err:
+        raise SettingError(str(err)) from None
     return HubSettings(
         token=values.get("HF_TOKEN"),
         data_repo=values.get("HF_DATA_REPO"),
-        cache_dir=Path(cache_dir).expanduser() if cache_dir else None,
-        endpoint=values.get("HF_ENDPOINT"),
+        cache_dir=cache_dir,
+        endpoint=endpoint,
         limits=parse_limits(values),
+        env_file=path,
+        cache_source=cache_source,
     )
+
+
+def _check_endpoint(endpoint: str, source: str) -> str:
+    """``HF_ENDPOINT`` as the client needs it: an http(s) URL without a trailing slash.
+
+    Without a scheme httpx fails with a traceback; with a trailing slash every request path gets a double slash
+    and the Hub answers "Repository Not Found".
+    """
+    if not endpoint.startswith(("http://", "https://")):
+        raise SettingError(
+            f"HF_ENDPOINT (from {source}) is not an http(s) URL; write it with its scheme, e.g. https://{endpoint}"
+        )
+    return endpoint.rstrip("/")
 
 
 def _check_plain(name: str, value: str, source: str) -> None:
@@ -103,5 +148,6 @@ def _check_plain(name: str, value: str, source: str) -> None:
 
 
 def redact(text: str, token: str | None) -> str:
-    """Replace every occurrence of ``token`` in ``text`` (for error messages that quote a request)."""
-    return text.replace(token, "<HF_TOKEN>") if token else text
+    """``text`` without ``token`` (in any form ``repr`` gives it) or anything else credential-like
+    (``rlif.redaction``)."""
+    return redact_secrets(text, [token] if token else [])

@@ -2,16 +2,21 @@
 
 A user runs these commands by hand, often with a token in ``.env``, so an error must be one line that says what to
 fix and never shows the token; a bad setting exits 2 (a usage error) before any request, a failed transfer exits 1.
+Every exception, expected or not, passes through ``rlif.redaction`` before it is printed; an unexpected one also
+leaves its redacted traceback in a file the message names.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from rlif.envfile import default_env_file
 from rlif.hub.network import LIMITS_HELP
-from rlif.hub.settings import HubSettings, load_settings, redact
+from rlif.hub.settings import HubSettings, load_settings
+from rlif.redaction import one_line, secret_values, write_traceback
 
 
 def command_parser(
@@ -31,9 +36,12 @@ def command_parser(
 
 
 def add_env_file(parser: argparse.ArgumentParser) -> None:
-    """The ``--env-file`` option every Hub command takes."""
+    """The ``--env-file`` option every Hub command takes (default: the repository's ``.env``, from any directory)."""
     parser.add_argument(
-        "--env-file", type=Path, default=Path(".env"), help="settings file, read under the environment (default: .env)"
+        "--env-file",
+        type=Path,
+        default=default_env_file(),
+        help=f"settings file, read under the environment (default: {default_env_file()})",
     )
 
 
@@ -42,11 +50,43 @@ def settings_or_none(env_file: Path) -> HubSettings | None:
     try:
         return load_settings(env_file)
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        for line in str(one_line(err, secret_values())).split("\n"):
+            print(f"error: {line}", file=sys.stderr)
         return None
 
 
-def report(err: Exception, settings: HubSettings) -> int:
-    """Print ``err`` as one ``error:`` line without the token; returns exit status 1."""
-    print(f"error: {redact(str(err), settings.token)}", file=sys.stderr)
+def report(err: BaseException, settings: HubSettings | None) -> int:
+    """Print ``err`` (and its causes) as one ``error:`` line without any secret; returns exit status 1."""
+    print(f"error: {one_line(err, secret_values(extra=[settings.token if settings else None]))}", file=sys.stderr)
     return 1
+
+
+def guarded(command: str, body: Callable[[], int], settings: Callable[[], HubSettings | None] = lambda: None) -> int:
+    """Run a command's body so that no exception reaches the terminal as a traceback or with a secret in it.
+
+    Expected failures (``ValueError``, ``OSError``, ``RuntimeError`` and the Hub client's errors, all subclasses
+    of those) print one redacted line; anything else also writes its redacted traceback to a file and names it.
+
+    Args:
+        command: the command's name, for the traceback file.
+        body: the command after its settings were read; returns the exit status.
+        settings: the settings read so far (their token is redacted too).
+
+    Returns:
+        ``body``'s status, 1 after an error, 130 after Ctrl-C.
+    """
+    try:
+        return body()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, RuntimeError) as err:
+        return report(err, settings())
+    except Exception as err:  # the one place that turns any failure into one line
+        current = settings()
+        secrets = secret_values(extra=[current.token if current else None])
+        path = write_traceback(err, command, secrets)
+        print(
+            f"error: {one_line(err, secrets, causes=True)}; unexpected, redacted traceback in {path}", file=sys.stderr
+        )
+        return 1

@@ -23,7 +23,8 @@ from rlif.data.cli import DefaultsHelpFormatter
 from rlif.data.download import DEFAULT_PATTERNS, download_data
 from rlif.data.summary import format_table, summary_table
 from rlif.hub.network import HubConnectionError
-from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
+from rlif.hub.settings import HubSettings
+from rlif.hub_cli.common import add_env_file, command_parser, guarded, report, settings_or_none
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,6 +38,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--out-dir", type=Path, default=Path("verl_data"), help="where accepted files go (default: verl_data)"
     )
+    local = parser.add_mutually_exclusive_group()
+    local.add_argument(
+        "--replace-local",
+        action="store_true",
+        help="replace files in --out-dir that differ from the Hub's (each is kept as <name>.<time>.bak)",
+    )
+    local.add_argument(
+        "--keep-local", action="store_true", help="keep files in --out-dir that differ from the Hub's (validated)"
+    )
     add_env_file(parser)
     return parser.parse_args(argv)
 
@@ -47,9 +57,17 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_or_none(args.env_file)
     if settings is None:
         return 2
+    return guarded("hf_data_download", lambda: run(args, settings), lambda: settings)
+
+
+def run(args: argparse.Namespace, settings: HubSettings) -> int:
+    """The command once its settings are valid."""
     repo_id = args.repo_id or settings.data_repo
     if not repo_id:
-        print("error: no dataset repo: pass --repo-id or set HF_DATA_REPO (environment or .env)", file=sys.stderr)
+        print(
+            f"error: no dataset repo: pass --repo-id or set HF_DATA_REPO (looked in {settings.where()})",
+            file=sys.stderr,
+        )
         return 2
     try:
         result = download_data(
@@ -58,10 +76,13 @@ def main(argv: list[str] | None = None) -> int:
             out_dir=args.out_dir,
             revision=args.revision,
             allow_patterns=tuple(args.include or DEFAULT_PATTERNS),
+            local_changes="replace" if args.replace_local else "keep" if args.keep_local else "stop",
         )
     except (ValueError, HfHubHTTPError, HubConnectionError) as err:
         return report(err, settings)
     print(f"{repo_id} @ {result.commit}")
+    for backup in result.backups:
+        print(f"replaced a local file that differed from the Hub's; the old one is {backup}")
     for c in result.conversions:
         sources = ", ".join(f"{k}={v}" for k, v in sorted(c.sources.items()))
         repeats = f"; {c.repeated} rows repeat an earlier row (kept, ids suffixed #k)" if c.repeated else ""

@@ -22,7 +22,8 @@ from huggingface_hub.errors import HfHubHTTPError
 from rlif.hub.download import Download
 from rlif.hub.models import QWEN3, download_model, resolve_model
 from rlif.hub.network import HubConnectionError
-from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
+from rlif.hub.settings import HubSettings
+from rlif.hub_cli.common import add_env_file, command_parser, guarded, report, settings_or_none
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -59,10 +60,20 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_or_none(args.env_file)
     if settings is None:
         return 2
+    return guarded("hf_model_download", lambda: run(args, settings), lambda: settings)
+
+
+def run(args: argparse.Namespace, settings: HubSettings) -> int:
+    """The command once its settings are valid."""
     cache_dir = args.cache_dir or settings.cache_dir
     if cache_dir is None:
-        print("error: no cache directory: pass --cache-dir or set HF_CACHE_DIR (environment or .env)", file=sys.stderr)
+        print(
+            f"error: no cache directory: pass --cache-dir or set HF_CACHE_DIR (looked in {settings.where()})",
+            file=sys.stderr,
+        )
         return 2
+    if args.cache_dir is None:
+        print(f"Hub cache {cache_dir} ({settings.cache_source})", flush=True)
     names = args.models or list(QWEN3)
     if not args.models:
         print(

@@ -20,8 +20,9 @@ from huggingface_hub.errors import HfHubHTTPError
 from rlif.data.summary import summary_table
 from rlif.data.upload import prepare_data_upload
 from rlif.hub.publish import CheckpointRequest, publish_checkpoint
+from rlif.hub.settings import HubSettings
 from rlif.hub.upload import describe_plan, execute_upload
-from rlif.hub_cli.common import add_env_file, command_parser, report, settings_or_none
+from rlif.hub_cli.common import add_env_file, command_parser, guarded, report, settings_or_none
 from rlif.verl_glue.saved_config import read_saved_config
 
 
@@ -66,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_or_none(args.env_file)
     if settings is None:
         return 2
+    return guarded("hf_upload", lambda: run(args, settings), lambda: settings)
+
+
+def run(args: argparse.Namespace, settings: HubSettings) -> int:
+    """The command once its settings are valid."""
     try:
         if args.command in ("checkpoint", "checkpoints"):
             request = CheckpointRequest(
@@ -83,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         repo_id = args.repo_id or settings.data_repo
         if not repo_id:
-            print("error: no dataset repo: pass --repo-id or set HF_DATA_REPO", file=sys.stderr)
+            print(
+                f"error: no dataset repo: pass --repo-id or set HF_DATA_REPO (looked in {settings.where()})",
+                file=sys.stderr,
+            )
             return 2
         plan, summaries = prepare_data_upload(args.dir, repo_id, private=not args.public)
         print(summary_table(summaries, root=args.dir))

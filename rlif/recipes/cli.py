@@ -207,12 +207,36 @@ def sbatch(arguments: Sequence[str]) -> tuple[str | None, str]:
     return (job_id if job_id.isdigit() else None), output
 
 
+def queued_jobs(name: str) -> list[str]:
+    """``<id> (<state>)`` of this user's jobs named ``name`` in Slurm's queue; empty when none or no ``squeue``."""
+    try:
+        proc = subprocess.run(
+            ["squeue", "--me", "-h", "-n", name, "-o", "%i %T"], capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return []
+    return [
+        f"{job} ({state})"
+        for job, _, state in (line.strip().partition(" ") for line in proc.stdout.splitlines())
+        if job
+    ]
+
+
 def submit(written: Sequence[Written], console: Console) -> int:
     """Submit each training script, then its evaluation script held until training ends well
     (``--dependency=afterok:<job>``); returns the number of failed submissions."""
     (REPO_ROOT / "log").mkdir(exist_ok=True)
     failures = 0
     for item in written:
+        running = queued_jobs(item.run.name)
+        if running:  # the job would stop at its start (claim_run in scripts/slurm_launch.sh)
+            console.print(
+                f"{item.run.name}: training not submitted: job {', '.join(running)} of this run is already in the "
+                f"queue and writes its checkpoints; wait for it, or scancel it and submit again",
+                highlight=False,
+            )
+            failures += 1
+            continue
         job_id, output = sbatch([str(item.path)])
         if job_id is None:
             console.print(f"{item.run.name}: training not submitted: {output}", highlight=False)
@@ -303,8 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(str(err), highlight=False, markup=False, soft_wrap=True)
         if any(p.key in PREFLIGHT_KEYS for p in err.problems):
             console.print(
-                "preflight: get the data and models above first (README), or pass --skip-preflight to write the "
-                "scripts anyway (every job repeats these checks before it starts)",
+                f"preflight: settings read from {args.env_file.resolve()} and the environment; get the data and "
+                "models above first (README), or pass --skip-preflight to write the scripts anyway (every job "
+                "repeats these checks before it starts)",
                 highlight=False,
                 soft_wrap=True,
             )

@@ -7,6 +7,7 @@ exists; each problem names its run and key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -99,7 +100,11 @@ def preflight_problems(
         if run.cpu_mode:
             continue
         files = [root / f for f in dict.fromkeys((*run.train_files, *run.eval_files))]
-        for key, message in generation_problems(files, run.model, environ, cache=cache):
+        train = [root / f for f in run.train_files]
+        batch = run.train.train_batch_size
+        for key, message in generation_problems(
+            files, run.model, environ, cache=cache, train_files=train, batch_size=batch
+        ):
             problems.append(Problem(run.name, key, message))
     return problems
 
@@ -202,7 +207,16 @@ def write_executable(path: Path, text: str) -> None:
 
 
 def env_file_values(env_file: Path) -> dict[str, str | None]:
-    """The keys of ``.env`` (empty when the file is missing)."""
+    """The keys of ``.env`` (empty when the file is missing).
+
+    Raises:
+        rlif.envfile.EnvFileError: a line the job's bash would read differently, or a setting with a control
+            character (file, line and fix; never the value).
+    """
+    from rlif.envfile import check_env_file, check_environment
+
+    check_env_file(env_file)
+    check_environment()
     if not env_file.is_file():
         return {}
     from dotenv import dotenv_values
@@ -234,7 +248,8 @@ def site_from_env(
         gpu_memory_gb: ``--gpu-memory-gb`` or None.
 
     Raises:
-        ValueError: ``RLIF_GPU_MEMORY_GB`` in ``.env`` is not a positive number.
+        ValueError: ``RLIF_GPU_MEMORY_GB``/``--gpu-memory-gb`` is not a positive finite number, ``--nodes`` is
+            below 1, or ``.env`` is one bash would read differently (``rlif.envfile``).
     """
     values = env_file_values(env_file)
     if gpu_memory_gb is None and values.get("RLIF_GPU_MEMORY_GB"):
@@ -243,8 +258,13 @@ def site_from_env(
             gpu_memory_gb = float(text)
         except ValueError:
             raise ValueError(f"{env_file}: RLIF_GPU_MEMORY_GB={text!r} is not a number of GiB") from None
-    if gpu_memory_gb is not None and gpu_memory_gb <= 0:
-        raise ValueError(f"GPU memory must be a positive number of GiB, got {gpu_memory_gb}")
+    if gpu_memory_gb is not None and not (math.isfinite(gpu_memory_gb) and gpu_memory_gb > 0):
+        source = "--gpu-memory-gb" if values.get("RLIF_GPU_MEMORY_GB") is None else "RLIF_GPU_MEMORY_GB"
+        raise ValueError(
+            f"{source}: GPU memory must be a positive, finite number of GiB (e.g. 80), got {gpu_memory_gb}"
+        )
+    if nodes is not None and nodes < 1:
+        raise ValueError(f"--nodes {nodes}: a run needs at least 1 node")
     return SiteSettings(
         partition=partition if partition is not None else (values.get("SLURM_PARTITION") or ""),
         account=account if account is not None else (values.get("SLURM_ACCOUNT") or ""),

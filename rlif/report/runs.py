@@ -16,7 +16,9 @@ file and line.
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +120,21 @@ def load_run(spec: str, eval_root: Path = Path("eval")) -> Run:
 
 
 def _read_training(path: Path, steps: dict[int, dict[str, float]]) -> None:
-    for line_number, entry in read_json_lines(path):
+    """Add one verl file-logger file to ``steps``; a last line cut short (its writer was killed mid-line, e.g. at a
+    job's time limit) is skipped with a warning, any other bad line fails naming it."""
+    bad: list[ValueError] = []
+    entries = list(read_json_lines(path, on_error=bad.append))
+    if bad:
+        with path.open("rb") as handle:
+            lines = handle.read().split(b"\n")
+        torn = lines[-1] != b"" and len(bad) == 1 and str(bad[0]).startswith(f"{path}: line {len(lines)}:")
+        if not torn:
+            raise bad[0]
+        print(
+            f"warning: {path}: line {len(lines)} is cut short (its writer was stopped mid-line); skipped",
+            file=sys.stderr,
+        )
+    for line_number, entry in entries:
         where = f"{path}: line {line_number}"
         if not isinstance(entry, Mapping) or not isinstance(entry.get("data"), Mapping):
             raise ValueError(f'{where}: expected {{"step": <int>, "data": {{...}}}} (verl file logger)')
@@ -130,8 +146,21 @@ def _read_training(path: Path, steps: dict[int, dict[str, float]]) -> None:
 
 
 def _read_eval(path: Path) -> EvalResult:
-    step = next((int(p.name) for p in path.parents if p.name.isdigit()), None)
+    """An evaluation's metrics and step: the step its record names, else its folder's name when that is a number
+    (``<run>/<step>/metrics.json``); digits higher up the path (``/data/2026/...``) are not a step."""
+    step = _recorded_step(path)
+    if step is None and path.parent.name.isdigit():
+        step = int(path.parent.name)
     return EvalResult(path, step, read_metrics(path))
+
+
+def _recorded_step(path: Path) -> int | None:
+    """The ``step`` an evaluation's ``metrics.json`` records (None when absent or unreadable)."""
+    try:
+        step = json.loads(path.read_text(encoding="utf-8")).get("step")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return step if isinstance(step, int) and not isinstance(step, bool) else None
 
 
 def _run_dir_of_eval(path: Path) -> Path:

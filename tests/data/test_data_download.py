@@ -146,3 +146,80 @@ def test_train_eval_overlap_rejects_the_set(
     assert rejection.path == out / ".staging" / MIXTURE
     assert f"1 rows share a prompt and 0 LogicIF rows share a task_id with {EVAL}" in rejection.reason
     assert [(m.name, e.name, len(o.same_prompt)) for m, e, o in result.overlaps] == [(MIXTURE, EVAL, 1)]
+
+
+def test_a_different_local_file_is_never_replaced_silently(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    rows: dict[str, list[dict[str, Any]]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A mixture the user built under the Hub file's name stops the download; --keep-local keeps it, and
+    --replace-local takes the Hub's file and keeps the user's as a backup."""
+    repo = _repo(tmp_path, monkeypatch, {MIXTURE: rows["mixture"]})
+    out = tmp_path / "verl_data"
+    write_rows_atomic(rows["mixture"][:3], out / MIXTURE)
+    mine = (out / MIXTURE).read_bytes()
+    args = ["--repo-id", "org/data", "--out-dir", str(out), "--env-file", str(tmp_path / "x")]
+    assert data_download_cli.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == (
+        f"error: {out / MIXTURE} differs from org/data@{'c0ffee' * 2}:{MIXTURE} (a file built here, or an earlier "
+        "download the Hub has since changed); nothing was downloaded"
+    )
+    assert "pass --replace-local to take the Hub's files" in err and "--keep-local" in err
+    assert (out / MIXTURE).read_bytes() == mine and repo.downloads == []
+
+    assert data_download_cli.main([*args, "--keep-local"]) == 0
+    assert (out / MIXTURE).read_bytes() == mine and repo.downloads == []
+
+    assert data_download_cli.main([*args, "--replace-local"]) == 0
+    printed = capsys.readouterr().out
+    assert (out / MIXTURE).read_bytes() == (repo.root / MIXTURE).read_bytes()
+    (backup,) = out.glob(f"{MIXTURE}.*.bak")
+    assert backup.read_bytes() == mine
+    assert f"the old one is {backup}" in printed
+
+
+def test_a_file_missing_its_ability_column_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: dict[str, list[dict[str, Any]]]
+) -> None:
+    """rlif's own file without one column is validated (the message names the column), not taken for RLIF's
+    format, converted, and blamed on its rows' ground truth."""
+    import pyarrow.parquet as pq
+
+    repo = _repo(tmp_path, monkeypatch, {MIXTURE: rows["mixture"]})
+    table = pq.read_table(repo.root / MIXTURE)
+    pq.write_table(table.drop_columns(["ability"]), repo.root / MIXTURE)
+    result = _download(tmp_path / "verl_data")
+    (rejection,) = result.rejected
+    assert result.conversions == ()
+    assert rejection.reason.startswith(f"{rejection.path}: column ability missing (found ")
+
+
+def test_a_full_disk_during_conversion_is_one_line_about_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from rlif.data import convert
+
+    def full(*_: Any, **__: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(convert, "write_rows_atomic", full)
+    source = tmp_path / "rlif.parquet"
+    monkeypatch.setattr(convert, "read_source_rows", lambda _: iter([]))
+    with pytest.raises(ValueError, match="0 rows"):  # an empty file is the data's fault
+        convert.convert_rlif_file(source, tmp_path / "out.parquet", split="train", source_id="x")
+    monkeypatch.setattr(convert, "convert_row", lambda raw, where: raw)
+    monkeypatch.setattr(
+        convert, "read_source_rows", lambda _: iter([{"extra_info": {"item_id": "a"}, "data_source": "ifeval"}])
+    )
+    with pytest.raises(OSError) as info:
+        convert.convert_rlif_file(source, tmp_path / "out.parquet", split="train", source_id="x")
+    assert str(info.value) == (
+        f"{tmp_path / 'out.parquet'}: cannot write the converted file ([Errno 28] No space left on device); free "
+        "space there (or pass another --out-dir) and run again: downloaded files stay in staging and are not "
+        "fetched twice"
+    )

@@ -87,3 +87,44 @@ def test_reward_options_reach_the_scorer(tmp_path: Path) -> None:
     second = json.loads((tmp_path / "o2" / "samples.jsonl").read_text())
     assert (first["score"], second["score"]) == (0.0, 0.75)
     assert json.loads((tmp_path / "o2" / "metrics.json").read_text())["reward_options"]["logicif_partial_credit"]
+
+
+def test_invalid_utf8_in_responses_names_the_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    _, responses = _run(tmp_path, ['{"id": "a", "response": "fine"}'])
+    capsys.readouterr()
+    Path(responses).write_bytes(b'{"id": "a", "response": "fine"}\n{"id": "b", "response": "\xff"}\n')
+    rows = [verl_row("logicif", "a", "Prompt A", TRUTH), verl_row("logicif", "b", "Prompt B", TRUTH)]
+    eval_file = verl_file(tmp_path / "eval2.parquet", rows)
+    code = main(["score", "--responses", responses, "--eval-file", str(eval_file), "--out", str(tmp_path / "o2")])
+    assert code == 2
+    assert capsys.readouterr().err.endswith(f"error: {responses}: line 2: not valid UTF-8 (byte 26 of the line)\n")
+
+
+def test_out_that_is_a_file_or_unwritable_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    taken = tmp_path / "o"
+    taken.write_text("my notes\n")
+    code, _ = _run(tmp_path, ['{"id": "a", "response": "fine"}'])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"error: --out {taken}: is a file; --out names a directory for the three outputs (pick a new name)\n"
+    )
+    assert taken.read_text() == "my notes\n"
+
+
+def test_a_full_disk_while_writing_results_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from rlif.eval import cli
+
+    def full(path: Path, *_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(cli, "write_lines_atomic", full)
+    code, _ = _run(tmp_path, ['{"id": "a", "response": "fine"}'])
+    assert code == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: cannot write {tmp_path / 'o' / 'samples.jsonl'}: No space left on device; free space there or "
+        "pass another --out"
+    )

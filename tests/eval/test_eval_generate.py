@@ -251,6 +251,7 @@ def _checkpoint(run_dir: Path, step: int, complete: bool = True) -> Path:
     (actor / "huggingface").mkdir(parents=True)
     (actor / "fsdp_config.json").write_text(json.dumps({"world_size": 1}))
     (actor / "huggingface" / "config.json").write_text("{}")
+    (actor / "huggingface" / "tokenizer.json").write_text("{}")
     if complete:
         # torch.save's archive layout: publishing and evaluation accept only whole archives as shards
         shard = actor / "model_world_size_1_rank_0.pt"
@@ -381,3 +382,11 @@ fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
 print("locked", flush=True)
 time.sleep(60)
 """
+
+
+def test_invalid_utf8_in_the_responses_log_names_the_file_and_line(tmp_path: Path) -> None:
+    log = tmp_path / "responses.jsonl"
+    log.write_bytes(b'{"id": "a", "sample": 0, "response": "ok"}\n{"id": "a", "sample": 1, "response": "\xff"}\n')
+    with pytest.raises(ValueError) as info:
+        open_log(log)
+    assert str(info.value) == f"{log}: line 2: not valid UTF-8 (byte 39 of the line)"

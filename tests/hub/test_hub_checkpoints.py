@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -56,6 +58,7 @@ def make_checkpoint(run_dir: Path, step: int, *, world_size: int = 2, missing_ra
     actor = run_dir / f"global_step_{step}" / "actor"
     (actor / "huggingface").mkdir(parents=True)
     (actor / "huggingface" / "config.json").write_text('{"model_type": "qwen3"}')
+    (actor / "huggingface" / "tokenizer.json").write_text("{}")
     (actor / "fsdp_config.json").write_text(json.dumps({"FSDP_version": 2, "world_size": world_size}))
     for rank in range(world_size):
         if rank != missing_rank:
@@ -266,7 +269,7 @@ def test_errors_never_show_the_token(
         hub.echo_auth_on_commit = True  # a hostile server quoting the Authorization header back
         code, out, err = _upload([*args, "--python", str(fake_python)], capsys)
     assert code == 1
-    assert "<HF_TOKEN>" in err
+    assert "<redacted>" in err
     assert TOKEN not in out + err
 
 
@@ -460,3 +463,69 @@ reward:
     assert render_model_card(named, repo_id="me/x").startswith("---\nbase_model: Qwen/Qwen3-1.7B\n")
     with pytest.raises(ValueError, match=r"--base-model '/models/q': give the Hub repo id"):
         collect_run_info(checkpoint, base_model="/models/q", read_config=read_saved_config)
+
+
+def test_checkpoint_without_tokenizer_is_refused_not_made_up(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    checkpoint = make_checkpoint(run, 10)
+    (checkpoint.actor_dir / "huggingface" / "tokenizer.json").unlink()
+    with pytest.raises(ValueError) as info:
+        pick_checkpoint(run, 10)
+    assert str(info.value) == (
+        "global_step_10 is incomplete:\n"
+        f"  {checkpoint.actor_dir / 'huggingface'}: no tokenizer files (tokenizer.json, tokenizer.model, vocab.json, "
+        "vocab.txt); verl saves the base model's tokenizer there: copy the base model's tokenizer files into it"
+    )
+
+
+def test_a_partial_merge_left_by_a_dead_process_is_removed(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    checkpoint = pick_checkpoint(run_dir, 20)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], check=True, capture_output=True, text=True
+    )
+    stale = checkpoint.step_dir / f".hf_merged.{dead.stdout.strip()}.partial"
+    stale.mkdir()
+    (stale / "model-00001.safetensors").write_bytes(b"half")
+    merge_checkpoint(checkpoint, python="py", runner=_fake_runner([]))
+    assert not stale.exists()
+    assert f"removed {stale}, left by an interrupted merge" in capsys.readouterr().err
+
+
+SLOW_MERGER = """#!{python}
+import os, sys, time
+target = sys.argv[sys.argv.index("--target_dir") + 1]
+os.makedirs(target)
+open(os.path.join(target, "model.safetensors"), "wb").write(b"half")
+open(os.environ["MERGER_PID"], "w").write(str(os.getpid()))
+time.sleep(60)
+"""
+
+
+def test_sigterm_during_a_merge_stops_the_merger_and_removes_its_folder(tmp_path: Path, run_dir: Path) -> None:
+    merger = tmp_path / "slow_python"
+    merger.write_text(SLOW_MERGER.format(python=sys.executable))
+    merger.chmod(0o755)
+    pid_file = tmp_path / "merger.pid"
+    driver = (
+        "import sys\nfrom pathlib import Path\nfrom rlif.hub.checkpoints import Checkpoint\n"
+        "from rlif.hub.merge import merge_checkpoint\n"
+        "try:\n    merge_checkpoint(Checkpoint(Path(sys.argv[1]), 20), python=sys.argv[2])\n"
+        "except RuntimeError as err:\n    print(f'error: {err}', file=sys.stderr)\n    sys.exit(1)\n"
+    )
+    env = {**os.environ, "MERGER_PID": str(pid_file), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", driver, str(run_dir), str(merger)], env=env, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.is_file() or not pid_file.read_text():
+        assert time.monotonic() < deadline and parent.poll() is None
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    parent.send_signal(signal.SIGTERM)
+    _, err = parent.communicate(timeout=30)
+    assert parent.returncode == 1
+    assert "error: stopped by signal 15 during the merge; the partial merge was removed" in err
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
+    assert list((run_dir / "global_step_20").glob(".hf_merged.*")) == []
+    assert not (run_dir / "global_step_20" / "hf_merged").exists()

@@ -166,7 +166,7 @@ def test_pinned_revision_and_include_pattern(
 
 def test_data_repo_from_dotenv(hub: dict[str, Any], hub_env: Path, tmp_path: Path) -> None:
     env_file = tmp_path / "rlif.env"
-    env_file.write_text("HF_DATA_REPO=testorg/rlif-data  # from .env\n")
+    env_file.write_text("# from .env\nHF_DATA_REPO=testorg/rlif-data\n")
     out = tmp_path / "verl_data"
     assert data_download_cli.main(["--include", "if3_*", "--out-dir", str(out), "--env-file", str(env_file)]) == 0
     assert (out / "if3_logicif2.parquet").is_file()

@@ -108,7 +108,7 @@ def test_only_stale_staging_files_are_removed(tmp_path: Path) -> None:
 def test_settings_environment_wins_and_token_is_hidden(tmp_path: Path) -> None:
     env_file = tmp_path / ".env"
     env_file.write_text(
-        "HF_TOKEN=hf_fromfile\nHF_DATA_REPO=org/file-data  # comment\nHF_CACHE_DIR=~/cache\nHF_ENDPOINT=\n"
+        "HF_TOKEN=hf_fromfile\n# comment\nHF_DATA_REPO=org/file-data\nHF_CACHE_DIR=~/cache\nHF_ENDPOINT=\n"
     )
     settings = load_settings(env_file, environ={"HF_DATA_REPO": "org/env-data", "HF_ENDPOINT": ""})
     assert settings.token == "hf_fromfile"
@@ -116,7 +116,7 @@ def test_settings_environment_wins_and_token_is_hidden(tmp_path: Path) -> None:
     assert settings.cache_dir == Path("~/cache").expanduser()
     assert settings.endpoint is None
     assert "hf_fromfile" not in repr(settings)
-    assert redact("Bearer hf_fromfile rejected", settings.token) == "Bearer <HF_TOKEN> rejected"
+    assert redact("Bearer hf_fromfile rejected", settings.token) == "Bearer <redacted> rejected"
     assert load_settings(tmp_path / "absent.env", environ={}).token is None
 
 

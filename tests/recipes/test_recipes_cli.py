@@ -111,10 +111,10 @@ def test_preflight_refuses_missing_data_and_model(tmp_path, capsys, monkeypatch)
         )
         model_line = next(line for line in lines if "run typo: model:" in line)
         assert model_line == (
-            f"  - run typo: model: model Qwen/Qwen3-0.6B: not in the Hub cache {tmp_path / 'hub'}; run "
-            f"`python hf_model_download.py Qwen/Qwen3-0.6B` (HF_CACHE_DIR={tmp_path / 'hub'})"
+            f"  - run typo: model: model Qwen/Qwen3-0.6B: not in the Hub cache {tmp_path / 'hub'} (HF_HUB_CACHE); "
+            f"run `python hf_model_download.py Qwen/Qwen3-0.6B`, which fills {tmp_path / 'hub'}"
         )
-        assert lines[-1].startswith("preflight: get the data and models above first")
+        assert lines[-1].startswith(f"preflight: settings read from {tmp_path / '.env'} and the environment; get")
     assert not out.exists()
     assert main([*args, "--skip-preflight"]) == 0
     assert (out / "typo.sh").is_file()
@@ -134,13 +134,16 @@ def test_preflight_reads_the_hub_cache_from_dotenv(tmp_path, monkeypatch):
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text("{}", encoding="utf-8")
     (snapshot / "model.safetensors").write_bytes(b"x")
+    (snapshot / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (snapshot / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}', encoding="utf-8")
     env_file = tmp_path / ".env"
     env_file.write_text(f"HF_CACHE_DIR={tmp_path / 'cache'}\n", encoding="utf-8")
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
         with_shipped_defaults(
             "defaults: {model: Qwen/Qwen3-0.6B, train_files: [verl_data/if4_logicif4.parquet],"
-            " val_files: [verl_data/if4_logicif4.parquet]}\nruns:\n  - {name: ok, stage: s, description: d}\n",
+            " val_files: [verl_data/if4_logicif4.parquet], train: {train_batch_size: 4, ppo_mini_batch_size: 4}}\n"
+            "runs:\n  - {name: ok, stage: s, description: d}\n",
         ),
         encoding="utf-8",
     )
@@ -160,3 +163,48 @@ def test_summary_ends_with_the_stage_s_gpu_hours(tmp_path, capsys):
     assert lines[0].endswith(" GPU-h by the planner")
     low, high = (float(x.replace(",", "")) for x in lines[0].split(", ")[1].split(" ")[0].split("-"))
     assert 27 * 600 < low < high < 27 * 1400
+
+
+def test_no_setting_of_env_reaches_a_generated_script(tmp_path):
+    out = tmp_path / "out"
+    env_file = tmp_path / ".env"
+    env_file.write_text("HF_TOKEN=hf_NeverInAScript123\nWANDB_API_KEY=wandbsecret42\nSLURM_PARTITION=gpu\n")
+    args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--env-file", str(env_file)]
+    assert main(args) == 0
+    for script in out.rglob("*.sh"):
+        text = script.read_text(encoding="utf-8")
+        assert "hf_NeverInAScript123" not in text and "wandbsecret42" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("WANDB_ENTITY=my team\n", "line 1: WANDB_ENTITY: has a space (bash runs the word after it as a command"),
+        ("SLURM_ACCOUNT = lab\n", "line 1: SLURM_ACCOUNT: spaces around '=' (bash then runs a command instead"),
+        ("HF_CACHE_DIR=$HOME/hf_cache\n", "line 1: HF_CACHE_DIR: has '$' or '`', which bash expands"),
+        ("SLURM_PARTITION=gpu\r\n", "line 1: ends in a carriage return (Windows CRLF line endings)"),
+    ],
+)
+def test_an_env_the_job_would_read_differently_stops_generation(tmp_path, capsys, text, message):
+    env_file = tmp_path / ".env"
+    env_file.write_bytes(text.encode())
+    args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(tmp_path / "o")]
+    assert main([*args, "--env-file", str(env_file)]) == 2
+    err = capsys.readouterr().out
+    assert err.startswith(f"error: {env_file} {message}")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--nodes", "0"], "error: --nodes 0: a run needs at least 1 node"),
+        (["--gpu-memory-gb", "nan"], "error: --gpu-memory-gb: GPU memory must be a positive, finite number of GiB"),
+        (["--gpu-memory-gb", "inf"], "error: --gpu-memory-gb: GPU memory must be a positive, finite number of GiB"),
+    ],
+)
+def test_impossible_site_options_are_one_line(tmp_path, capsys, option, message):
+    args = ["--stage", "smoke", "--skip-verl-check", "--out", str(tmp_path / "o"), "--env-file", str(tmp_path / "x")]
+    assert main([*args, *option]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(message) and "Traceback" not in out and len(out.strip().splitlines()) == 1

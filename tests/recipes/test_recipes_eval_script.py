@@ -279,3 +279,18 @@ def test_every_eval_script_command_parses_as_the_generation_command(matrix):
         assert args.command == "generate"
         assert args.n == run.eval.n and args.think == run.think
         assert args.temperature == run.val_sampling.temperature and args.top_k == run.val_sampling.top_k
+
+
+def test_a_run_already_in_the_queue_is_not_submitted_again(tmp_path, monkeypatch, capsys):
+    log = _stub_sbatch(tmp_path, monkeypatch)
+    _executable(
+        tmp_path / "sbin" / "squeue", '#!/bin/bash\n[[ "$*" == "--me -h -n "*" -o %i %T" ]] && echo "777 RUNNING"\n'
+    )
+    out = tmp_path / "out"
+    args = ["--stage", "smoke", "--skip-verl-check", "--skip-preflight", "--out", str(out), "--submit"]
+    assert main(args) == 1
+    assert not log.exists() or log.read_text(encoding="utf-8") == ""
+    assert (
+        f"{SMOKE}: training not submitted: job 777 (RUNNING) of this run is already in the queue and writes its "
+        "checkpoints; wait for it, or scancel it and submit again"
+    ) in capsys.readouterr().out

@@ -43,11 +43,14 @@ def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_rows_atomic(demo_rows("train"), tmp_path_factory.mktemp("data") / "train.parquet")
 
 
-def make_model(directory: Path, weights: bool = True) -> Path:
+def make_model(directory: Path, weights: bool = True, tokenizer: bool = True) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.json").write_text('{"model_type": "qwen3"}', encoding="utf-8")
     if weights:
         (directory / "model.safetensors").write_bytes(b"x" * 16)
+    if tokenizer:
+        (directory / "tokenizer.json").write_text("{}", encoding="utf-8")
+        (directory / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}', encoding="utf-8")
     return directory
 
 
@@ -61,6 +64,8 @@ def make_cached_model(cache: Path, repo_id: str, sha: str = "a" * 40, *, ref: bo
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").symlink_to("../../blobs/cfg")
     (snapshot / "model.safetensors").symlink_to("../../blobs/w")
+    (snapshot / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (snapshot / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}', encoding="utf-8")
     if ref:
         (repo / "refs").mkdir(exist_ok=True)
         (repo / "refs" / "main").write_text(sha, encoding="utf-8")
@@ -150,7 +155,7 @@ def test_uncached_or_broken_model_names_the_cache_and_the_download(tmp_path: Pat
         resolve_model("Qwen/Qwen3-8B", cache)
     assert str(info.value) == (
         f"model Qwen/Qwen3-8B: not in the Hub cache {cache}; "
-        f"run `python hf_model_download.py Qwen/Qwen3-8B` (HF_CACHE_DIR={cache})"
+        f"run `python hf_model_download.py Qwen/Qwen3-8B`, which fills {cache}"
     )
     snapshot = make_cached_model(cache, "Qwen/Qwen3-1.7B")
     (cache / "models--Qwen--Qwen3-1.7B" / "blobs" / "w").unlink()  # interrupted download: dangling symlink
@@ -168,7 +173,11 @@ def test_sharded_model_with_a_missing_shard(tmp_path: Path) -> None:
 
 
 def test_hub_cache_location_order(tmp_path: Path) -> None:
-    assert preflight.hub_cache_dir({"HF_HUB_CACHE": "/a", "HF_CACHE_DIR": "/b"}) == Path("/a")
+    with pytest.raises(ValueError, match=r"HF_CACHE_DIR=/b and HF_HUB_CACHE=/a name different Hub caches"):
+        preflight.hub_cache_dir({"HF_HUB_CACHE": "/a", "HF_CACHE_DIR": "/b"})
+    assert preflight.hub_cache_dir({"HF_HUB_CACHE": "/a", "HF_CACHE_DIR": "/a/"}) == Path("/a")
+    assert preflight.hub_cache_dir({"HF_CACHE_DIR": "cache"}) == preflight.REPO_ROOT / "cache"
+    assert preflight.hub_cache_dir({"HF_CACHE_DIR": "/b", "HF_HOME": "/h"}) == Path("/b")  # HF_HUB_CACHE wins in jobs
     assert preflight.hub_cache_dir({"HF_HUB_CACHE": "", "HF_CACHE_DIR": "/b"}) == Path("/b")
     assert preflight.hub_cache_dir({"HF_HOME": "/h"}) == Path("/h/hub")
 
@@ -304,3 +313,34 @@ def test_versions_command_names_each_mismatch():
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and proc.stdout == ""
     assert [line.split(":")[2].strip() for line in lines] == ["package vllm", "package flash-attn"]
+
+
+def test_a_model_without_tokenizer_or_chat_template_is_refused(tmp_path: Path) -> None:
+    """transformers would build a 1-token tokenizer from a folder without tokenizer files, and verl fail deep in
+    the job; without a chat template the first prompt fails."""
+    model = make_model(tmp_path / "m", tokenizer=False)
+    with pytest.raises(ValueError) as info:
+        resolve_model(str(model), tmp_path / "hub")
+    assert str(info.value) == (
+        f"model {model}: {model}: no tokenizer files (tokenizer.json, tokenizer.model, vocab.json, vocab.txt); copy "
+        "them from the base model (its Hub snapshot) or download the model again"
+    )
+    (model / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (model / "tokenizer_config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        resolve_model(str(model), tmp_path / "hub")
+    assert str(info.value) == (
+        f"model {model}: {model}: no chat template (tokenizer_config.json has no chat_template and there is no "
+        "chat_template.jinja); copy the base model's tokenizer files"
+    )
+    (model / "chat_template.jinja").write_text("{{ messages }}", encoding="utf-8")
+    assert resolve_model(str(model), tmp_path / "hub") == model.resolve()
+
+
+def test_training_data_smaller_than_one_batch_is_refused(data_file: Path) -> None:
+    rows = pq.ParquetFile(data_file).metadata.num_rows
+    assert preflight.data_steps_problem([data_file], rows) == ""
+    assert preflight.data_steps_problem([data_file], 512) == (
+        f"{data_file}: {rows} training rows, fewer than one batch (train.train_batch_size=512), so verl would train "
+        "0 steps; use more data or a smaller train_batch_size in recipe/matrix.yaml"
+    )

@@ -72,6 +72,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text("{}", encoding="utf-8")
     (snapshot / "model.safetensors").write_bytes(b"x")
+    (snapshot / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (snapshot / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}', encoding="utf-8")
     stubs = base / "bin"
     stubs.mkdir()
     for name, text in STUBS.items():
@@ -210,3 +212,29 @@ def test_the_launcher_refuses_to_run_by_itself():
     assert proc.stderr.endswith(
         "is sourced by the scripts in recipe/rlif/ (sbatch recipe/rlif/<run>.sh), not run by itself\n"
     )
+
+
+def test_a_second_job_of_the_same_run_stops_naming_the_running_one(site, tmp_path):
+    """The script submitted twice: the second job to start finds the first one's record and stops before anything
+    else, naming it; once that job has left Slurm's queue, its record is stale and taken over."""
+    run = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml").select(names=[SMOKE])[0]
+    checkpoints = site["root"] / "checkpoints" / run.project / run.name
+    checkpoints.mkdir(parents=True, exist_ok=True)
+    (checkpoints / ".job").write_text("1111\n", encoding="utf-8")
+    _executable(site["stubs"] / "squeue", '#!/bin/bash\ncat "$HOME/squeue.out" 2>/dev/null\n')
+    try:
+        (tmp_path / "squeue.out").write_text("RUNNING\n", encoding="utf-8")
+        proc, log = run_job(site, "", tmp_path)
+        assert proc.returncode == 2
+        assert proc.stderr.strip().splitlines()[-1] == (
+            f"error: job 1111 (RUNNING) is already training {run.name} into {checkpoints}; job 4242 stops here: "
+            "wait for it, or scancel 1111 and submit again"
+        )
+        assert "rlif.preflight" not in log
+        (tmp_path / "squeue.out").unlink()  # job 1111 has ended
+        proc, _ = run_job(site, "", tmp_path)
+        assert "already training" not in proc.stderr
+        assert (checkpoints / ".job").read_text(encoding="utf-8") == "4242\n"
+    finally:
+        (site["stubs"] / "squeue").unlink()
+        (checkpoints / ".job").unlink(missing_ok=True)

@@ -170,3 +170,30 @@ def test_curriculum_panel_also_reads_the_metric_under_its_old_name() -> None:
     curriculum = next(panel for panel in PLOT_PANELS if panel.slug == "curriculum")
     assert curriculum.selects("sampler/newest_interval/logicif") and curriculum.selects("sampler/level/logicif")
     assert not curriculum.selects("sampler/gate_ema/logicif")
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A writer killed mid-line (a job's time limit) leaves half a record at the end: skipped, named, not fatal."""
+    whole = "".join(json.dumps({"step": s, "data": {"critic/score/mean": 0.1 * s}}) + "\n" for s in (1, 2))
+    metrics = tmp_path / "metrics.1.0.jsonl"
+    metrics.write_text(whole + '{"step": 3, "data": {"critic/sco')
+    (run,) = load_runs([str(tmp_path)])
+    assert sorted(run.steps) == [1, 2]
+    assert capsys.readouterr().err == (
+        f"warning: {metrics}: line 3 is cut short (its writer was stopped mid-line); skipped\n"
+    )
+    metrics.write_text('{"step": 1, "da\n' + whole)  # not the last line: a real error
+    with pytest.raises(ValueError, match=r"line 1: "):
+        load_runs([str(tmp_path)])
+
+
+def test_an_evaluation_step_comes_from_its_record_not_from_path_digits(tmp_path: Path) -> None:
+    run = tmp_path / "2026" / "runs" / "r"
+    (run / "final").mkdir(parents=True)
+    (run / "final" / "metrics.json").write_text(json.dumps({"step": 40, "metrics": {"ifeval/acc": 0.5}}))
+    (run / "7").mkdir()
+    (run / "7" / "metrics.json").write_text(json.dumps({"metrics": {"ifeval/acc": 0.4}}))
+    (run / "plain").mkdir()
+    (run / "plain" / "metrics.json").write_text(json.dumps({"metrics": {"ifeval/acc": 0.3}}))
+    (loaded,) = load_runs([str(run)])
+    assert sorted((e.step is None, e.step) for e in loaded.evals) == [(False, 7), (False, 40), (True, None)]
