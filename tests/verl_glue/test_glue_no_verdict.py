@@ -10,7 +10,16 @@ import pytest
 pytest.importorskip("verl")
 
 from test_glue_tied_groups import FakeQueue, FakeTrainer, _buffer
-from test_glue_tied_groups import queue as _queue_fixture  # noqa: F401  (the in-memory TransferQueue fixture)
+
+
+@pytest.fixture
+def queue(monkeypatch: pytest.MonkeyPatch) -> FakeQueue:
+    import transfer_queue
+
+    fake = FakeQueue()
+    for name in ("kv_list", "kv_batch_get", "kv_clear"):
+        monkeypatch.setattr(transfer_queue, name, getattr(fake, name))
+    return fake
 
 
 def _put(queue: FakeQueue, uid: str, rewards: Sequence[float], no_verdict: Sequence[float | None]) -> None:
