@@ -4,6 +4,7 @@ import rewards.graph
 import rewards.grapharena
 import rewards.graphwiz
 import rewards.instruction_following
+import rewards.judge
 import rewards.logicif
 import rewards.math_answers
 import rewards.math_choice

@@ -238,4 +238,5 @@ def test_registered_families_are_the_shipped_ones_again() -> None:
         "math",
         "math_choice",
         "reasoning_gym",
+        "judge",
     }

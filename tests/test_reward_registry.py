@@ -25,6 +25,7 @@ ABILITIES = {
     "math": "math",
     "math_choice": "math",
     "reasoning_gym": "reasoning",
+    "judge": "instruction_following",
 }
 
 
@@ -38,6 +39,7 @@ def test_reward_options_are_the_families_options_with_their_defaults() -> None:
         "if_reward": "fraction",
         "if_max_answer_chars": 12000,
         "logicif_partial_credit": False,
+        **rewards.family_named("judge").options,
     }
     assert set(rewards.reward_options()) == REWARD_KWARGS
     check_reward_kwargs(rewards.reward_options())
@@ -103,7 +105,7 @@ def test_math_ground_truth_normalises_to_json() -> None:
 def test_unknown_source_or_family_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown data_source 'ifevl'; known sources: .*ifeval"):
         rewards.normalize_ground_truth("ifevl", "{}", where="w")
-    known = "graph, grapharena, graphwiz, if, logicif, math, math_choice, reasoning_gym"
+    known = "graph, grapharena, graphwiz, if, judge, logicif, math, math_choice, reasoning_gym"
     with pytest.raises(ValueError, match=f"unknown task family 'graphs'; known families: {known}"):
         rewards.family_named("graphs")
 

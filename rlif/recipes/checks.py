@@ -47,6 +47,46 @@ def check_reward(run: RunSpec) -> list[Problem]:
     return []
 
 
+FIXED_POLICIES = frozenset({"uniform", "fixed_ratio"})
+"""Sampling policies that never read rewards; every other policy learns from each step's rewards."""
+
+
+def check_judge(run: RunSpec, overrides: list[Override]) -> list[Problem]:
+    """A run that scores with the ``judge`` family (``reward.kwargs.judge_url``) names its model, and runs the V1
+    trainer: only rlif's V1 replay buffer takes unjudged samples out of the loss and their groups' statistics
+    (``rlif.verl_glue.v1_feedback.drop_no_verdict``), so the legacy trainer would train on their placeholder 0.
+    And no run combines verl's colocated reward model with a policy that reads rewards: verl 0.9.1 computes a
+    colocated model's rewards after the replay buffer samples, so the policy would see none."""
+    problems = []
+    kwargs = run.reward.kwargs
+    if bool(kwargs.get("judge_url")) != bool(kwargs.get("judge_model")):
+        problems.append(Problem(run.name, "reward.kwargs", "judge_url and judge_model are set together or not at all"))
+    if kwargs.get("judge_url") and run.train.trainer == "legacy":
+        problems.append(
+            Problem(
+                run.name,
+                "train.trainer",
+                "the judge reward family needs a V1 trainer (v1_sync or v1_colocate_async): only rlif's V1 replay "
+                "buffer masks samples the judge gave no verdict for; the legacy trainer would train on them as 0",
+            )
+        )
+    colocated = any(
+        o.key in ("reward.reward_model.enable", "reward_model.enable") and o.value.lower() == "true" for o in overrides
+    )
+    if colocated and run.sampler.name not in FIXED_POLICIES:
+        problems.append(
+            Problem(
+                run.name,
+                "sampler",
+                f"policy {run.sampler.name!r} reads rewards, but a colocated reward model (reward.reward_model.enable"
+                "=true) scores after verl's replay buffer samples, so it would see none; serve the judge on its own "
+                "GPUs or an external URL (reward.kwargs.judge_url) or use a policy in "
+                f"{sorted(FIXED_POLICIES)}",
+            )
+        )
+    return problems
+
+
 def check_sampler(run: RunSpec) -> list[Problem]:
     """The policy exists and accepts its parameters (``samplers.build_policy`` constructs it), and the resume
     setting is known."""
@@ -231,6 +271,7 @@ def check_run(run: RunSpec, overrides: list[Override]) -> list[Problem]:
     return (
         check_overrides(run, overrides)
         + check_reward(run)
+        + check_judge(run, overrides)
         + check_sampler(run)
         + check_batches(run, nnodes, gpus)
         + check_slurm(run)

@@ -43,7 +43,7 @@ from rlif.verl_glue.hooks import (
 from rlif.verl_glue.overrides import DROP_TIED_GROUPS_KEY
 from samplers import Record
 
-__all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "read_records"]
+__all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "drop_no_verdict", "read_records"]
 
 
 class _RewardFeedback:
@@ -74,11 +74,13 @@ class _RewardFeedback:
             return batch, metrics
         dataset = self._train_dataset()
         records, flags = read_records(batch.keys, partition_id)
+        batch, records, no_verdict_metrics = drop_no_verdict(batch, records)
         outside, groups = self._outside_batch, self._groups_outside_batch
         self._outside_batch, self._groups_outside_batch = [], 0
         metrics = dict(metrics)
         metrics.update(dataset.feedback(records + outside))
         metrics.update(flags)
+        metrics.update(no_verdict_metrics)
         if self.drops_tied_groups:
             metrics["sampler/feedback_outside_batch/prompts"] = float(groups)
             metrics["sampler/feedback_outside_batch/responses"] = float(len(outside))
@@ -190,6 +192,86 @@ def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], 
     if extra_fields is None:
         return records, {}
     return records, reward_flag_metrics([record.source for record in records], extra_fields)
+
+
+NO_VERDICT_FLAG = "judge_no_verdict"
+"""The reward extra a network verifier sets on a sample it could not judge (``rewards.judge``)."""
+
+
+def drop_no_verdict(batch: Any, records: Sequence[Record]) -> tuple[Any, list[Record], dict[str, float]]:
+    """Take the samples without a verdict out of the step, before verl computes advantages.
+
+    A sample whose reward returned ``judge_no_verdict=1`` has no reward (its ``score`` is a placeholder), so it
+    must count neither in the loss nor in its group's statistics. Its trajectory key is removed from the sampled
+    batch (and cleared from TransferQueue), so verl's advantage step never sees it: GRPO's group mean and standard
+    deviation are computed over the group's judged responses only, and the policy loss, its token normaliser and
+    the step's reward metrics leave it out. verl then pads the batch back to its mini-batch multiple with its own
+    no-op samples (``upsample_batch_to_divisible_size``: zero ``response_mask`` and ``loss_mask``), as it does for
+    any batch that is short. A group left with fewer than two judged responses leaves the batch whole: a group
+    statistic of one response would pay that response its raw score as advantage. The policy is fed the judged
+    responses (dropped groups included) and not the unjudged ones.
+
+    Args:
+        batch: the ``KVBatchMeta`` verl's ``sample`` returned.
+        records: ``read_records`` of ``batch.keys``, in the same order.
+
+    Returns:
+        The batch without those keys, the records of judged responses, and the step's
+        ``sampler/no_verdict/{rate,dropped_responses,dropped_groups}`` (only when a response of the batch was judged
+        by a network verifier, i.e. carried the flag).
+    """
+    import transfer_queue as tq
+
+    keys = list(batch.keys)
+    flags = _flags(keys, batch.partition_id, NO_VERDICT_FLAG)
+    if flags is None or all(flag is None for flag in flags):
+        return batch, list(records), {}
+    unjudged = {key for key, flag in zip(keys, flags, strict=True) if flag}
+    judged_per_group: dict[str, int] = {}
+    for key in keys:
+        judged_per_group.setdefault(key.split("_")[0], 0)
+        judged_per_group[key.split("_")[0]] += key not in unjudged
+    dropped_groups = {uid for uid, judged in judged_per_group.items() if judged < 2}
+    dropped = [key for key in keys if key in unjudged or key.split("_")[0] in dropped_groups]
+    flagged = sum(flag is not None for flag in flags)
+    metrics = {
+        "sampler/no_verdict/rate": len(unjudged) / flagged,
+        "sampler/no_verdict/dropped_responses": float(len(dropped)),
+        "sampler/no_verdict/dropped_groups": float(len(dropped_groups)),
+    }
+    if not dropped:
+        return batch, list(records), metrics
+    gone = set(dropped)
+    tq.kv_clear(partition_id=batch.partition_id, keys=dropped)
+    kept = [i for i, key in enumerate(keys) if key not in gone]
+    tags = list(batch.tags)
+    trimmed = type(batch)(
+        keys=[keys[i] for i in kept],
+        tags=[tags[i] for i in kept] if tags else [],
+        partition_id=batch.partition_id,
+        fields=batch.fields,
+        extra_info=dict(batch.extra_info or {}),
+    )
+    judged_records = [record for key, record in zip(keys, records, strict=True) if key not in unjudged]
+    return trimmed, judged_records, metrics
+
+
+def _flags(keys: Sequence[str], partition_id: str, flag: str) -> list[float | None] | None:
+    """``reward_extra_info[flag]`` of each trajectory (None where absent), or None without reward extras."""
+    import transfer_queue as tq
+
+    if not keys:
+        return None
+    try:
+        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
+    except KeyError:
+        return None
+    out: list[float | None] = []
+    for extra in extras["extra_fields"]:
+        fields = _plain(extra)
+        info = fields.get("reward_extra_info", {}) if isinstance(fields, Mapping) else {}
+        out.append(_number(_plain(info.get(flag))) if isinstance(info, Mapping) else None)
+    return out
 
 
 def _success(extra: Any) -> float | None:

@@ -134,3 +134,20 @@ def test_drop_tied_groups_turns_on_rlif_s_buffer_filter(matrix):
     assert check_run(dapo, all_overrides(dapo)) == []
     legacy = dataclasses.replace(dapo, train=dataclasses.replace(dapo.train, trainer="legacy"))
     assert any("trainer.v1" in p.key for p in check_run(legacy, build_overrides(legacy)))
+
+
+def test_a_colocated_reward_model_with_a_reward_reading_policy_is_refused(base):
+    reading = replace(base, sampler={"name": "reward_curriculum"})
+    problems = problems_of(reading, ["reward.reward_model.enable=true"])
+    assert any(p.key == "sampler" and "colocated reward model" in p.message for p in problems)
+    fixed = replace(base, sampler={"name": "uniform", "params": {}})
+    assert not any("colocated" in p.message for p in problems_of(fixed, ["reward.reward_model.enable=true"]))
+
+
+def test_the_judge_family_is_refused_by_the_legacy_trainer_and_needs_its_model(base):
+    kwargs = {"judge_url": "http://127.0.0.1:8000/v1", "judge_model": "Qwen/Qwen3-8B"}
+    legacy = replace(base, reward={"kwargs": kwargs}, train={"trainer": "legacy"})
+    assert any(p.key == "train.trainer" and "judge reward family" in p.message for p in problems_of(legacy))
+    half = replace(base, reward={"kwargs": {"judge_url": kwargs["judge_url"]}})
+    assert any("judge_model" in p.message for p in problems_of(half))
+    assert not any("judge" in p.message for p in problems_of(replace(base, reward={"kwargs": kwargs})))

@@ -28,6 +28,7 @@ def test_every_family_is_registered() -> None:
         "math",
         "math_choice",
         "reasoning_gym",
+        "judge",
     }
     for source in ("ifeval", "ifbench", "iftrain", "logicif", "graph/tsp", "graph/ged"):
         assert registry.find_family(source) is not None, source

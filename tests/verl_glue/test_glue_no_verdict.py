@@ -1,0 +1,59 @@
+"""Samples a network verifier could not judge (``judge_no_verdict``) leave the step's batch in rlif's V1 buffer,
+before advantages: out of the loss and out of their group's statistics, and out of the policy's feedback."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+pytest.importorskip("verl")
+
+from test_glue_tied_groups import FakeQueue, FakeTrainer, _buffer
+
+
+@pytest.fixture
+def queue(monkeypatch: pytest.MonkeyPatch) -> FakeQueue:
+    import transfer_queue
+
+    fake = FakeQueue()
+    for name in ("kv_list", "kv_batch_get", "kv_clear"):
+        monkeypatch.setattr(transfer_queue, name, getattr(fake, name))
+    return fake
+
+
+def _put(queue: FakeQueue, uid: str, rewards: Sequence[float], no_verdict: Sequence[float | None]) -> None:
+    queue.put_group(uid, "judge/demo", rewards)
+    for session, flag in enumerate(no_verdict):
+        info = {"acc": 0.0, "judge_no_verdict": flag}
+        queue.items["train"][f"{uid}_{session}_0"][1]["extra_fields"] = {"reward_extra_info": info}
+
+
+def test_unjudged_samples_and_groups_left_with_one_verdict_leave_the_batch(queue: FakeQueue) -> None:
+    _put(queue, "a", [1.0, 0.0, 0.0, 0.5], [0.0, 0.0, 1.0, 0.0])  # one unjudged: the other three stay
+    _put(queue, "b", [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0])  # one judged left: the whole group goes
+    _put(queue, "c", [1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0])
+    trainer = FakeTrainer(queue, batch_size=3, refills=[])
+
+    batch, metrics = _buffer(trainer, drop=False).sample(global_steps=1, partition_id="train", batch_size=3)
+
+    assert sorted(batch.keys) == ["a_0_0", "a_1_0", "a_3_0", "c_0_0", "c_1_0", "c_2_0", "c_3_0"]
+    assert len(batch.tags) == len(batch.keys)
+    assert metrics["sampler/no_verdict/rate"] == pytest.approx(4 / 12)
+    assert metrics["sampler/no_verdict/dropped_responses"] == 5.0
+    assert metrics["sampler/no_verdict/dropped_groups"] == 1.0
+    assert metrics["train/judge/demo/judge_no_verdict"] == pytest.approx(4 / 12)
+    for key in ("a_2_0", "b_0_0", "b_1_0"):
+        assert key not in queue.items["train"]  # cleared from TransferQueue
+    seen = trainer.train_dataset.seen[0]
+    assert len(seen) == 8  # every judged response reaches the policy, the dropped group's included
+    assert sorted(r.reward for r in seen if r.group == "b") == [1.0]
+
+
+def test_batches_without_the_flag_are_untouched(queue: FakeQueue) -> None:
+    queue.put_group("x", "iftrain", [1.0, 0.0])
+    queue.put_group("y", "iftrain", [0.0, 1.0])
+    trainer = FakeTrainer(queue, batch_size=2, refills=[])
+    batch, metrics = _buffer(trainer, drop=False).sample(global_steps=1, partition_id="train", batch_size=2)
+    assert len(batch.keys) == 4
+    assert not any(key.startswith("sampler/no_verdict") for key in metrics)
