@@ -54,7 +54,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rlif.data",),
     ("rlif.runs", "rlif.preflight"),
     ("rlif.eval", "rlif.verl_glue", "rlif.simulate", "rlif.demo_assets"),
-    ("rlif.report", "rlif.recipes", "rlif.cpu_demo", "rlif.hub_cli"),
+    ("rlif.recipes", "rlif.cpu_demo", "rlif.hub_cli"),
+    ("rlif.report",),
 )
 """rlif's packages and top-level modules from the bottom layer up; each imports only what lies in a lower layer.
 The README's layout section draws the same picture (``layering_picture``)."""

@@ -24,6 +24,7 @@ from typing import Any
 
 from rewards import reward_options
 from rlif.runs.spec import RunSpec
+from rlif.verl_glue.buffer_options import DROP_TIED_GROUPS_KEY
 
 TRAINERS: dict[str, tuple[tuple[str, str], ...]] = {
     "v1_sync": (
@@ -54,9 +55,6 @@ PLUS_KEYS = (
 """The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options, sampler and replay-buffer
 options."""
 
-DROP_TIED_GROUPS_KEY = "rlif_drop_tied_groups"
-"""``trainer.v1.sampler.sampler_kwargs`` key (verl passes the node to the replay buffer) that turns on rlif's
-dynamic sampling (``train.drop_tied_groups``)."""
 
 REPLICATE_SEED_KEYS = (
     "data.seed",

@@ -31,6 +31,7 @@ from typing import Any
 
 from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
 
+from rlif.verl_glue.buffer_options import DROP_TIED_GROUPS_KEY
 from rlif.verl_glue.hooks import (
     EXPOSURE_KEY,
     INTERVAL_KEY,
@@ -40,7 +41,6 @@ from rlif.verl_glue.hooks import (
     _plain,
     reward_flag_metrics,
 )
-from rlif.verl_glue.overrides import DROP_TIED_GROUPS_KEY
 from samplers import Record
 
 __all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "drop_no_verdict", "read_records"]
