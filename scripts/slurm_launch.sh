@@ -11,7 +11,7 @@
 #   training (RUN_NAME RUN_PROJECT NNODES GPUS_PER_NODE PREFLIGHT_OPTIONS set by the script):
 #     job_start; hub_model <repo id>; TRAIN_DATA=(...) VAL_DATA=(...); ray_start; OVERRIDES=(...); verl_run
 #   evaluation (RUN_NAME RUN_PROJECT STEP PREFLIGHT_OPTIONS set by the script):
-#     eval_start; hub_model <repo id>; EVAL_FILES=(...); eval_preflight; EVAL_ARGS=(...); eval_run
+#     eval_start; hub_model <repo id>; EVAL_FILES=(...); eval_preflight; EVAL_ARGS=(...) or EVAL_BENCHMARKS=(...); eval_run
 #
 # Sourcing defines the steps and runs nothing. Never `set -x` or print the environment here: .env holds tokens.
 
@@ -366,15 +366,31 @@ on_eval_usr1() {
 
 # eval_run: generation and scoring with the script's EVAL_ARGS (resumable: a requeued job skips the prompts already
 # done); exits with its status.
+# With EVAL_BENCHMARKS (and EVAL_ARGS_<benchmark> each, EVAL_MANIFEST the benchmarks.json), one run per benchmark,
+# in order, stopping at the first failure.
 eval_run() {
     EVAL_PID=""
     trap stop_eval EXIT
     trap on_eval_usr1 USR1
-    on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${EVAL_ARGS[@]}" &
-    EVAL_PID=$!
     local status=0
-    wait "$EVAL_PID" || status=$?
-    EVAL_PID=""
+    if [[ -n "${EVAL_MANIFEST:-}" ]]; then
+        printf '%s\n' "$EVAL_MANIFEST" > "$OUT_DIR/benchmarks.json"
+        local name words
+        for name in "${EVAL_BENCHMARKS[@]}"; do
+            words="EVAL_ARGS_${name}[@]"
+            echo "[$(date -Is)] $RUN_NAME: benchmark $name"
+            on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${!words}" &
+            EVAL_PID=$!
+            wait "$EVAL_PID" || status=$?
+            EVAL_PID=""
+            (( status == 0 )) || break
+        done
+    else
+        on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${EVAL_ARGS[@]}" &
+        EVAL_PID=$!
+        wait "$EVAL_PID" || status=$?
+        EVAL_PID=""
+    fi
     echo "[$(date -Is)] $RUN_NAME: evaluation of step $STEP exited with status $status; results in $OUT_DIR"
     exit "$status"
 }

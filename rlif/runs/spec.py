@@ -231,6 +231,37 @@ class SamplerSpec:
     on_data_change: str
 
 
+BENCHMARK_TIERS = ("fast", "full")
+"""``fast``: what an ablation chain may select on (validation files); ``full``: the complete results (benchmarks' test
+files), reported and never selected on."""
+BENCHMARK_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""A benchmark's name: its folder under ``eval/<run>/<step>/`` and a shell variable of the evaluation job."""
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One benchmark of a run's evaluation job, generated and scored with its own settings into
+    ``eval/<run>/<step>/<name>/``.
+
+    Attributes:
+        name: its folder (lowercase letters, digits, underscores; starts with a letter).
+        files: its evaluation files (relative to the repository root); empty: the run's ``val_files`` and
+            ``eval.files``.
+        n: samples per prompt (pass@k is reported for every k up to n).
+        max_tokens: generation limit per sample; 0 uses ``eval.max_response_length`` (then the training limit).
+        headline: the flat metric keys that are its pre-registered outcome (``math/aime24/pass@64``); each is shown
+            with its source's ``truncated_rate`` beside it.
+        tier: ``fast`` (an ablation chain may select on it) or ``full`` (reported, never selected on).
+    """
+
+    name: str
+    files: tuple[str, ...]
+    n: int
+    max_tokens: int
+    headline: tuple[str, ...]
+    tier: str
+
+
 @dataclass(frozen=True)
 class EvalSpec:
     """The run's evaluation job (``recipe/rlif/eval/<run>.sh``): vLLM generation on one node, then scoring.
@@ -248,6 +279,8 @@ class EvalSpec:
         cpus_per_gpu: CPUs asked for per GPU (scoring runs on them).
         mem_per_gpu: host memory per GPU as a Slurm size (merging a checkpoint holds its fp32 weights in memory).
         time: ``--time`` limit of the job; it requeues at the limit and resumes the finished prompts.
+        benchmarks: the benchmarks, each with its own files, n, length, headline and tier; empty: one evaluation of
+            the files above with ``n`` and ``max_response_length`` into ``eval/<run>/<step>/`` itself.
     """
 
     files: tuple[str, ...]
@@ -258,6 +291,30 @@ class EvalSpec:
     cpus_per_gpu: int
     mem_per_gpu: str
     time: str
+    benchmarks: tuple[BenchmarkSpec, ...]
+
+
+def benchmark_problems(spec: EvalSpec) -> list[str]:
+    """What is wrong with ``spec.benchmarks`` (empty when nothing is): names, tiers, counts and headlines."""
+    problems = []
+    names = [b.name for b in spec.benchmarks]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"eval.benchmarks: {name!r} is listed twice")
+    for b in spec.benchmarks:
+        where = f"eval.benchmarks {b.name!r}"
+        if not BENCHMARK_NAME.match(b.name):
+            problems.append(f"{where}: name must match {BENCHMARK_NAME.pattern}")
+        if b.tier not in BENCHMARK_TIERS:
+            problems.append(f"{where}: tier must be one of {list(BENCHMARK_TIERS)}, got {b.tier!r}")
+        if b.n < 1:
+            problems.append(f"{where}: n must be at least 1, got {b.n}")
+        if b.max_tokens < 0:
+            problems.append(f"{where}: max_tokens must be 0 (the run's limit) or more, got {b.max_tokens}")
+        if not b.headline or not all(key.strip() == key and "/" in key for key in b.headline):
+            problems.append(f"{where}: headline must list flat metric keys such as math/aime24/pass@64")
+    if spec.benchmarks and not any(b.tier == "fast" for b in spec.benchmarks):
+        problems.append("eval.benchmarks: no fast-tier benchmark: an ablation chain would have nothing to select on")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -547,6 +604,9 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
         raise ValueError(f"{where}: name {run.name!r} must match {RUN_NAME.pattern}")
     if not run.cpu_mode and not run.train_files:
         raise ValueError(f"{where}: train_files is empty")
+    problems = benchmark_problems(run.eval)
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems))
     return run
 
 
@@ -583,6 +643,11 @@ def _coerce(hint: Any, value: Any, where: str, key: str) -> Any:
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, where, key + ".")
     origin = typing.get_origin(hint)
+    if origin is tuple and dataclasses.is_dataclass(typing.get_args(hint)[0]):
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: {key} must be a list of mappings, got {value!r}")
+        item = typing.get_args(hint)[0]
+        return tuple(_build(item, entry, where, f"{key}[{i}].") for i, entry in enumerate(value))
     if origin is tuple:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"{where}: {key} must be a list of strings, got {value!r}")

@@ -145,3 +145,28 @@ def test_lm_eval_sample_lines_are_read_as_they_are(tmp_path: Path) -> None:
     ]
     ifeval = _score(tmp_path, rows, lines)["sources"]["ifeval"]
     assert ifeval["samples"] == 2 and ifeval["prompt_level_strict_acc"] == 0.5
+
+
+def test_lm_eval_repeats_keys_and_question_documents_are_all_read(tmp_path: Path) -> None:
+    raw = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+    rows = [
+        verl_row("ifeval", "ifeval:7", "No commas please.", normalize_ground_truth(raw, where="test")),
+        verl_row("ifeval", "ifeval:8", "Still no commas.", normalize_ground_truth(raw, where="test")),
+    ]
+    keyed = {"key": "ifeval:7", "prompt": "a prompt text lm-eval rewrote", "kwargs": [{}]}
+    asked = {"question": "Still no commas.", "kwargs": [{}]}
+    lines = [
+        {"doc_id": 0, "doc": keyed, "resps": [["Fine then", "Fine, then", "ok"]], "filter": "none"},
+        {"doc_id": 1, "doc": asked, "resps": [["a, b", "ab"]], "filter": "none"},
+    ]
+    metrics = _score(tmp_path, rows, lines)
+    ifeval = metrics["sources"]["ifeval"]
+    assert ifeval["samples"] == 5 and ifeval["prompts"] == 2
+    samples = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert [(s["id"], s["sample"]) for s in samples] == [
+        ("ifeval:7", 0),
+        ("ifeval:7", 1),
+        ("ifeval:7", 2),
+        ("ifeval:8", 0),
+        ("ifeval:8", 1),
+    ]
