@@ -408,7 +408,7 @@ class RunSpec:
     extra_overrides: tuple[str, ...]
     eval: EvalSpec
     cpu_mode: bool
-    model_setting: str = ""
+    model_setting: str
     from_winner: WinnerSpec | None = None
     replicate: Replicate | None = None
 
