@@ -438,6 +438,10 @@ class RunSpec:
         eval: its evaluation job.
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.verl_glue.cpu_support``
             env and overrides. Only for the local Slurm test and the CPU demo; the GPU scripts never import it.
+        model_setting: a ``.env`` key (or environment variable) whose value replaces ``model`` at generation, for
+            a checkpoint whose path differs per machine (the group's graph-SFT checkpoints); ``model`` then only
+            stands in for its architecture in the matrix's own checks, and the run's scripts, holding that path,
+            are never committed. Empty: ``model`` is the model.
         from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
             resolves it, the taken keys hold the defaults' (or the run's group's) values. A field with a default:
             a link belongs to a single run entry, so ``defaults:`` cannot hold it and most runs have none.
@@ -461,6 +465,7 @@ class RunSpec:
     extra_overrides: tuple[str, ...]
     eval: EvalSpec
     cpu_mode: bool
+    model_setting: str
     from_winner: WinnerSpec | None = None
     replicate: Replicate | None = None
 
