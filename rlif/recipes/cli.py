@@ -310,9 +310,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             console.print(f"chain: accepted decision recorded in {path}", highlight=False, markup=False)
         runs, chain_notes = outcome.runs, outcome.notes
         try:
-            settings = resolve_model_settings(
-                runs, preflight_environment(args.env_file), explicit=bool(args.runs or args.stage)
-            )
+            environment = preflight_environment(args.env_file)
+        except ValueError as err:  # a .env the job would read differently: a settings error, like the site's
+            console.print(f"[red]error:[/red] {err}", markup=True, highlight=False)
+            return 2
+        try:
+            settings = resolve_model_settings(runs, environment, explicit=bool(args.runs or args.stage))
         except ValueError as err:
             for line in str(err).splitlines():
                 console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
