@@ -99,16 +99,3 @@ def tier_records(step_dir: Path, tier: str) -> tuple[list[Mapping[str, Any]], li
             continue
         records += b.records()
     return records, missing
-
-
-def headline_rows(step_dir: Path) -> list[tuple[str, str, str, float | None, float | None]]:
-    """``(benchmark, tier, headline key, value, truncated_rate of its source)`` for every headline of every
-    benchmark evaluated at ``step_dir`` (None where a value is missing), so the truncation rate sits beside it."""
-    rows = []
-    for b in benchmarks(step_dir):
-        metrics = b.metrics() or {}
-        flat = metrics.get("metrics", {})
-        for key in b.headline:
-            source = key.rsplit("/", 1)[0]
-            rows.append((b.name, b.tier, key, flat.get(key), flat.get(f"{source}/truncated_rate")))
-    return rows
