@@ -72,14 +72,15 @@ def render_script(
         preflight_options=preflight_options(run),
         launcher=LAUNCHER,
         chain_note=chain_note,
+        judge_model=shlex.quote(run.judge.model),
     )
 
 
 def preflight_options(run: RunSpec) -> str:
     """The node requirements the job's ``python -m rlif.preflight job`` step checks: GPUs per node and their
     planned memory, one checkpoint's size (``rlif.preflight.checkpoint_bytes`` of the planner's parameter count) and
-    the pinned package versions. The CPU test variant has no GPUs and runs on vLLM's CPU build, so it checks data
-    and model only."""
+    the pinned package versions. GPUs are those training sees (a judge server's are hidden from its steps). The CPU
+    test variant has no GPUs and runs on vLLM's CPU build, so it checks data and model only."""
     from rlif.preflight import checkpoint_bytes
     from rlif.runs.shapes import model_shape
 
@@ -87,6 +88,6 @@ def preflight_options(run: RunSpec) -> str:
         return "--gpus 0"
     gib = checkpoint_bytes(model_shape(run.model).params, run.train.lora_rank) / 2**30
     return (
-        f"--gpus {run.slurm.gpus_per_node} --gpu-memory-gb {run.slurm.gpu_memory_gb:g} "
+        f"--gpus {run.slurm.gpus_per_node - run.judge.gpus} --gpu-memory-gb {run.slurm.gpu_memory_gb:g} "
         f"--checkpoint-gib {gib:.1f} --check-versions"
     )

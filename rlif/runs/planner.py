@@ -41,7 +41,7 @@ class RunPlan:
     Attributes:
         run: the run's name.
         shape: the model architecture used.
-        world: GPUs of the run.
+        world: GPUs training uses (the judge server's excluded).
         actor_budget: update tokens per GPU per micro-batch.
         log_prob_budget: old-log-prob tokens per GPU per micro-batch.
         ref_budget: reference tokens per GPU per micro-batch.
@@ -57,6 +57,7 @@ class RunPlan:
         fast: the step time at the fast end of the assumptions.
         slow: the step time at the slow end.
         problems: (key, message) pairs: what does not fit or cannot run, with the knob that fixes it.
+        judge_gpus: GPUs the job holds for its judge server (``judge.gpus``): not in ``world``, in the GPU-hours.
     """
 
     run: str
@@ -77,6 +78,7 @@ class RunPlan:
     fast: StepTime
     slow: StepTime
     problems: tuple[tuple[str, str], ...] = field(default=())
+    judge_gpus: int = 0
 
     @property
     def peak(self) -> PassPlan:
@@ -93,15 +95,20 @@ class RunPlan:
         """Wall time of one step, fast end and slow end."""
         return self.fast.seconds, self.slow.seconds
 
+    @property
+    def gpus(self) -> int:
+        """GPUs the job holds: training's and the judge server's."""
+        return self.world + self.judge_gpus
+
     def gpu_hours(self) -> float | None:
         """GPU-hours of the whole run at the slow end (None when the step count is unknown)."""
-        return None if self.steps is None else self.step_seconds * self.steps * self.world / 3600
+        return None if self.steps is None else self.step_seconds * self.steps * self.gpus / 3600
 
     def gpu_hours_range(self) -> tuple[float, float] | None:
         """GPU-hours of the whole run, fast end and slow end (None when the step count is unknown)."""
         if self.steps is None:
             return None
-        return tuple(seconds * self.steps * self.world / 3600 for seconds in self.step_seconds_range)  # type: ignore[return-value]
+        return tuple(seconds * self.steps * self.gpus / 3600 for seconds in self.step_seconds_range)  # type: ignore[return-value]
 
     def wall_hours(self) -> float | None:
         """Wall-clock hours of the whole run at the slow end."""
@@ -157,7 +164,9 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
     """
     t, s, p = run.train, run.slurm, run.plan
     shape = model_shape(run.model, hub_cache)
-    world = s.nodes * s.gpus_per_node
+    world = s.nodes * s.gpus_per_node - run.judge.gpus
+    if world < 1:
+        raise ValueError(f"judge.gpus {run.judge.gpus} of {s.nodes} x {s.gpus_per_node} GPUs leave no GPU to train on")
     gpu = s.gpu_memory_gb
     longest = t.max_prompt_length + t.max_response_length
     problems = parallel_problems(run, shape)
@@ -228,6 +237,7 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
         fast=fast,
         slow=slow,
         problems=tuple(problems),
+        judge_gpus=run.judge.gpus,
     )  # fmt: skip
 
 

@@ -214,6 +214,81 @@ class RewardSpec:
 
 
 @dataclass(frozen=True)
+class JudgeSpec:
+    """The LLM judge the ``judge`` reward family asks (docs/judge.md); mapped onto the reward options
+    ``judge_url`` and ``judge_model`` when the run is built.
+
+    Attributes:
+        model: the judge model (HF repo id or local path; also the served model name); empty: no judge.
+        gpus: GPUs of the run's node the job reserves for a vLLM server of ``model`` (its tensor-parallel size):
+            the script starts it on the node's first ``gpus`` GPUs before Ray and waits for it; training uses the
+            rest (``trainer.n_gpus_per_node`` = ``slurm.gpus_per_node`` - ``gpus``). 0: no server (``url`` names
+            one). Single-node runs only: the reward workers reach it on loopback.
+        port: the port of that server.
+        url: an external OpenAI-compatible endpoint (``http://host:port/v1``) serving ``model``; excludes ``gpus``.
+    """
+
+    model: str
+    gpus: int
+    port: int
+    url: str
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the run has a judge."""
+        return bool(self.model)
+
+    @property
+    def endpoint(self) -> str:
+        """The URL the reward family asks: the external one, or the job's own server on loopback."""
+        return self.url or f"http://127.0.0.1:{self.port}/v1"
+
+
+JUDGE_OPTIONS = ("judge_url", "judge_model")
+"""The reward options a ``judge:`` setting fills."""
+
+
+def judge_problems(judge: JudgeSpec, slurm: SlurmSpec) -> list[str]:
+    """What is wrong with a run's ``judge:`` setting against its resources (empty when nothing is)."""
+    problems = []
+    if judge.gpus < 0:
+        problems.append(f"judge.gpus must be >= 0, got {judge.gpus}")
+    if not 1 <= judge.port <= 65535:
+        problems.append(f"judge.port must be in [1, 65535], got {judge.port}")
+    if (judge.url or judge.gpus) and not judge.model:
+        problems.append("judge.model is empty: name the judge model (the served model name) with judge.url or gpus")
+    if judge.model and not judge.url and judge.gpus == 0:
+        problems.append("judge.model is set without judge.url or judge.gpus: say where the judge runs")
+    if judge.url and judge.gpus:
+        problems.append("judge.url and judge.gpus together: an external endpoint needs no GPUs of the run")
+    if judge.url and not re.match(r"^https?://[^\s/]+", judge.url):
+        problems.append(f"judge.url {judge.url!r} is not an http(s) URL")
+    if judge.gpus > 0 and slurm.nodes != 1:
+        problems.append(
+            f"judge.gpus: a judge server the job starts is supported on single-node runs (slurm.nodes is "
+            f"{slurm.nodes}); serve it elsewhere and set judge.url"
+        )
+    if judge.gpus > 0 and judge.gpus >= slurm.gpus_per_node:
+        problems.append(f"judge.gpus {judge.gpus} leaves no training GPU of slurm.gpus_per_node {slurm.gpus_per_node}")
+    return problems
+
+
+def with_judge_options(reward: RewardSpec, judge: JudgeSpec) -> RewardSpec:
+    """``reward`` with ``judge_url`` and ``judge_model`` taken from ``judge`` (unchanged without a judge).
+
+    Raises:
+        ValueError: ``reward.kwargs`` sets one of them too (one place says where the judge is).
+    """
+    if not judge.enabled:
+        return reward
+    both = sorted(set(JUDGE_OPTIONS) & set(reward.kwargs))
+    if both:
+        raise ValueError(f"reward.kwargs sets {both} and judge: is set; keep the judge in judge: only")
+    kwargs = {**reward.kwargs, "judge_url": judge.endpoint, "judge_model": judge.model}
+    return dataclasses.replace(reward, kwargs=kwargs)
+
+
+@dataclass(frozen=True)
 class SamplerSpec:
     """The prompt-sampling policy of ``PolicySampledDataset``.
 
@@ -432,6 +507,8 @@ class RunSpec:
         reward: reward settings.
         sampler: prompt-sampling policy.
         slurm: job resources.
+        judge: the LLM judge of the ``judge`` reward family (its server or URL); its ``judge_url`` and
+            ``judge_model`` are in ``reward.kwargs`` once built.
         validation: how in-loop validation decodes.
         plan: assumptions of the planner's time estimate.
         extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
@@ -460,6 +537,7 @@ class RunSpec:
     reward: RewardSpec
     sampler: SamplerSpec
     slurm: SlurmSpec
+    judge: JudgeSpec
     validation: ValidationSpec
     plan: PlanSpec
     extra_overrides: tuple[str, ...]
@@ -605,6 +683,13 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
     run = dataclasses.replace(_build(RunSpec, raw, where, prefix=""), from_winner=link)
     if replicate is not None:
         run = dataclasses.replace(run, replicate=Replicate(arm=str(replicate["arm"]), seed=int(replicate["seed"])))
+    problems = judge_problems(run.judge, run.slurm)
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems))
+    try:
+        run = dataclasses.replace(run, reward=with_judge_options(run.reward, run.judge))
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
     if not RUN_NAME.match(run.name):
         raise ValueError(f"{where}: name {run.name!r} must match {RUN_NAME.pattern}")
     if not run.cpu_mode and not run.train_files:
