@@ -304,7 +304,8 @@ def resolve_model_settings(
 
     The group's SFT checkpoints live at a different path on every cluster, so the path is a setting, not a matrix
     value. A value is a local checkpoint directory or a Hub id (``Qwen/Qwen3-1.7B``, the graph runs' instruct
-    variant); the preflight checks either like any model (a complete directory, or a snapshot in the Hub cache). An unset setting concerns only its own runs: a plain generation leaves them out with a line naming the
+    variant); the preflight checks either like any model (a complete directory, or a snapshot in the Hub cache).
+    An unset setting concerns only its own runs: a plain generation leaves them out with a line naming the
     setting, while naming those runs or their stage stops the generation with that line, since nothing the user
     asked for could be written.
 
