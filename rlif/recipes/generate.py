@@ -303,7 +303,9 @@ def resolve_model_settings(
     """Fill each run's model from the ``.env`` key its ``model_setting`` names.
 
     The group's SFT checkpoints live at a different path on every cluster, so the path is a setting, not a matrix
-    value. An unset setting concerns only its own runs: a plain generation leaves them out with a line naming the
+    value. A value is a local checkpoint directory or a Hub id (``Qwen/Qwen3-1.7B``, the graph runs' instruct
+    variant); the preflight checks either like any model (a complete directory, or a snapshot in the Hub cache).
+    An unset setting concerns only its own runs: a plain generation leaves them out with a line naming the
     setting, while naming those runs or their stage stops the generation with that line, since nothing the user
     asked for could be written.
 
@@ -327,7 +329,8 @@ def resolve_model_settings(
             continue
         kept.append(dataclasses.replace(run, model=value))
     lines = [
-        f"{key} is not set: set {key}=/absolute/path/to/the/checkpoint in .env to generate {', '.join(names)}"
+        f"{key} is not set: set {key}=/absolute/path/to/the/checkpoint (or a Hub id) in .env to generate "
+        f"{', '.join(names)}"
         for key, names in missing.items()
     ]
     if lines and explicit:

@@ -60,7 +60,8 @@ def test_plain_generation_leaves_the_pair_out_with_a_line(matrix):
     runs = [r for r in matrix.select() if r.from_winner is None]
     settings = resolve_model_settings(runs, {}, explicit=False)
     assert not {r.name for r in settings.runs} & set(SMOKE)
-    assert len(settings.runs) == len(runs) - 2
+    graph = [r.name for r in runs if r.model_setting == "RLIF_GRAPH_MODEL"]  # the smoke pair and the chain's start
+    assert set(SMOKE) < set(graph) and len(settings.runs) == len(runs) - len(graph)
     assert len(settings.skipped) == 1 and settings.skipped[0].startswith("RLIF_GRAPH_MODEL is not set")
 
 
@@ -72,3 +73,13 @@ def test_set_path_is_planned_from_its_config_and_preflighted(matrix, checkpoint)
     assert model_shape(str(checkpoint)).params == model_shape("Qwen/Qwen3-8B").params
     problems = [p for p in preflight_problems(runs, {}, REPO_ROOT) if p.key == "model"]
     assert len(problems) == 2 and str(checkpoint) in problems[0].message
+
+
+def test_a_hub_id_is_the_instruct_variant_and_must_be_in_the_hub_cache(matrix, tmp_path):
+    """RLIF_GRAPH_MODEL=Qwen/Qwen3-1.7B: planned from the planner's table, preflighted against the Hub cache."""
+    runs = resolve_model_settings(
+        matrix.select(stages=["graph_smoke"]), {"RLIF_GRAPH_MODEL": "Qwen/Qwen3-1.7B"}, explicit=True
+    ).runs
+    assert [r.model for r in runs] == ["Qwen/Qwen3-1.7B"] * 2
+    problems = [p for p in preflight_problems(runs, {"HF_HUB_CACHE": str(tmp_path)}, REPO_ROOT) if p.key == "model"]
+    assert len(problems) == 2 and "Qwen/Qwen3-1.7B: not in the Hub cache" in problems[0].message

@@ -135,7 +135,10 @@ def test_committed_eval_scripts_match_the_matrix(matrix):
     env = make_environment()
     out = REPO_ROOT / "recipe" / "rlif" / EVAL_SUBDIR
     committed = {p.stem: p.read_text(encoding="utf-8") for p in out.glob("*.sh")}
-    expected = {r.name: render_eval_script(r, env) for r in matrix.select() if r.from_winner is None}
+    # chained runs wait for results; a model_setting run's scripts hold a path of one machine (never committed)
+    expected = {
+        r.name: render_eval_script(r, env) for r in matrix.select() if r.from_winner is None and not r.model_setting
+    }
     assert set(committed) == set(expected), "regenerate: python generate_train_recipes.py --skip-preflight"
     assert not [name for name, text in expected.items() if committed[name] != text], "stale: regenerate"
     assert all(os.access(out / f"{name}.sh", os.X_OK) for name in committed)
