@@ -183,26 +183,32 @@ def test_a_checkout_path_with_spaces_is_refused(site, tmp_path):
 
 
 def _python_steps(lines: list[str]) -> int:
-    """The lines that run ``$PYTHON``, each checked to go through on_nodes/on_head (directly or as the command of a
-    continued ``on_nodes ... --`` line)."""
+    """The lines that run ``$PYTHON``, each checked to go through on_nodes/on_head: on its own line or on an earlier
+    line of the same command continued with ``\\`` (``on_nodes ... -- bash -c '...' \\``)."""
     steps = 0
-    for previous, line in zip(["", *lines], lines, strict=False):
+    wrapper_in_command = False
+    continued = False
+    for line in lines:
+        if not continued:
+            wrapper_in_command = False
+        wrapper_in_command = wrapper_in_command or "on_nodes" in line or "on_head" in line
         if '"$PYTHON"' in line and not line.lstrip().startswith(("#", "PYTHON=")):
-            wrapped = "on_nodes" in line or "on_head" in line or previous.rstrip().endswith("-- \\")
-            assert wrapped, line
+            assert wrapper_in_command, line
             steps += 1
+        continued = line.rstrip().endswith("\\")
     return steps
 
 
 def test_gpu_jobs_run_python_only_through_the_runtime():
     """No Python step of a GPU job bypasses on_nodes/on_head (it would run on the host under a container): the
     generated scripts run none themselves, and the launcher's are the training job's preflight, Ray head, Ray
-    workers, ray_wait and driver, and the evaluation job's preflight and generation (per benchmark, or once)."""
+    workers, ray_wait and driver (and, with a judge server, its start and its readiness probe), and the evaluation
+    job's preflight and generation (per benchmark, or once)."""
     for path in sorted((REPO_ROOT / "recipe" / "rlif").glob("**/*.sh")):
         assert _python_steps(path.read_text(encoding="utf-8").splitlines()) == 0, path.name
     launcher = (REPO_ROOT / LAUNCHER).read_text(encoding="utf-8")
     training, evaluation = launcher.split("# ---- evaluation:", 1)
-    assert _python_steps(training.splitlines()) == 5
+    assert _python_steps(training.splitlines()) == 7
     assert _python_steps(evaluation.splitlines()) == 3  # preflight; generation per benchmark, or once
 
 
