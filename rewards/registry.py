@@ -217,7 +217,8 @@ class Evaluation:
         sample_details: fields added to each sample's record (see ``SampleDetailsFn``), or None.
         options: reward options evaluation uses unless the user sets them (e.g. no length cap where the official
             harness has none); each must be one of the family's ``options``.
-        title: the heading of the family's summary table (with ``GROUPS_PER_SOURCE``, after the source's name).
+        title: the heading of the family's summary table (with ``GROUPS_PER_SOURCE``, after the source's name and
+            followed by ``by <grouping label>``).
         layout: how that table is laid out (see ``Layout``).
         source_label: the head of the column naming the source.
         table_order: where the family's tables come in ``metrics.md``; ties keep registration order.

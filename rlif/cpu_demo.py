@@ -87,9 +87,7 @@ def demo_run(total_steps: int, trainer: str = "v1_sync", matrix_path: Path = MAT
         matrix_path: the matrix holding the ``cpu_demo`` run.
     """
     run = demo_matrix_run(matrix_path)
-    # the legacy trainer has no replay buffer to handle overlong responses in (the checks refuse the pair)
-    overlong = "none" if trainer == "legacy" else run.train.overlong
-    train = dataclasses.replace(run.train, total_training_steps=total_steps, trainer=trainer, overlong=overlong)
+    train = dataclasses.replace(run.train, total_training_steps=total_steps, trainer=trainer)
     return dataclasses.replace(run, train=train)
 
 

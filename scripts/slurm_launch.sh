@@ -11,7 +11,7 @@
 #   training (RUN_NAME RUN_PROJECT NNODES GPUS_PER_NODE PREFLIGHT_OPTIONS set by the script):
 #     job_start; hub_model <repo id>; TRAIN_DATA=(...) VAL_DATA=(...); ray_start; OVERRIDES=(...); verl_run
 #   evaluation (RUN_NAME RUN_PROJECT STEP PREFLIGHT_OPTIONS set by the script):
-#     eval_start; hub_model <repo id>; EVAL_FILES=(...); eval_preflight; EVAL_ARGS=(...); eval_run
+#     eval_start; hub_model <repo id>; EVAL_FILES=(...); eval_preflight; EVAL_ARGS=(...) or EVAL_BENCHMARKS=(...); eval_run
 #
 # Sourcing defines the steps and runs nothing. Never `set -x` or print the environment here: .env holds tokens.
 
@@ -165,6 +165,49 @@ data_files() {
     VAL_FILES="[${PREFLIGHT_DATA[*]:${#TRAIN_DATA[@]}}]"
 }
 
+# judge_start GPUS PORT MODEL: the judge reward family's vLLM server (the run's judge: setting, docs/judge.md) on the
+# first GPUS GPUs of the (single) node, on 127.0.0.1:PORT, serving MODEL under its own name; returns once it answers
+# /v1/models (RLIF_JUDGE_WAIT_SECONDS, default 1200) and hides those GPUs from every later step, so that Ray and
+# training get the rest (ray_start registers GPUS_PER_NODE - JUDGE_GPUS). Stopped with the job's other processes.
+judge_start() {
+    JUDGE_GPUS="$1"
+    local port="$2" model="$3" url="http://127.0.0.1:$2/v1"
+    export HF_HUB_OFFLINE=1
+    mapfile -t NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
+    HEAD_NODE="${NODES[0]}"
+    JUDGE_PID=""
+    RAY_PIDS=()
+    DRIVER_PID=""
+    trap on_exit EXIT
+    trap on_usr1 USR1
+    echo "[$(date -Is)] $RUN_NAME: judge $model on $JUDGE_GPUS GPU(s) of $HEAD_NODE at $url"
+    # shellcheck disable=SC2016  # expanded by the inner bash, inside the step
+    on_nodes --nodes=1 --ntasks=1 -w "$HEAD_NODE" -- bash -c \
+        'IFS=, read -ra d <<< "$CUDA_VISIBLE_DEVICES"; CUDA_VISIBLE_DEVICES="$(IFS=,; echo "${d[*]:0:$1}")"; export CUDA_VISIBLE_DEVICES; shift; exec "$@"' \
+        rlif-judge-gpus "$JUDGE_GPUS" "$PYTHON" -m vllm.entrypoints.cli.main serve "$model" --served-model-name "$model" \
+        --host 127.0.0.1 --port "$port" --tensor-parallel-size "$JUDGE_GPUS" &
+    JUDGE_PID=$!
+    local waited=0 limit="${RLIF_JUDGE_WAIT_SECONDS:-1200}"
+    until on_head "$PYTHON" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
+        "$url/models" 2>/dev/null; do
+        if ! kill -0 "$JUDGE_PID" 2>/dev/null; then
+            echo "error: the judge server exited before answering (its lines are above)" >&2
+            exit 2
+        fi
+        if (( waited >= limit )); then
+            echo "error: the judge server did not answer $url/models within ${limit}s" >&2
+            exit 2
+        fi
+        sleep 10
+        waited=$((waited + 10))
+    done
+    echo "[$(date -Is)] $RUN_NAME: judge ready after ${waited}s"
+    # Every later step (preflight, Ray) sees the node's GPUs after the judge's.
+    # shellcheck disable=SC2016  # expanded by the inner bash, inside the step
+    STEP_ENV=(bash -c 'IFS=, read -ra d <<< "$CUDA_VISIBLE_DEVICES"; CUDA_VISIBLE_DEVICES="$(IFS=,; echo "${d[*]:$1}")"; export CUDA_VISIBLE_DEVICES; shift; exec "$@"' \
+        rlif-train-gpus "$JUDGE_GPUS" "${STEP_ENV[@]}")
+}
+
 # Preflight on every node, then the Ray cluster (head on the first node, one worker per other node) with the
 # USR1 requeue trap; returns once every node and GPU is registered. Needs MODEL_ID, TRAIN_DATA and VAL_DATA; sets
 # MODEL_PATH (the model directory every node resolved), RAY_ADDRESS and the data lists of data_files.
@@ -191,7 +234,7 @@ ray_start() {
     RAY_NUM_CPUS="${RLIF_RAY_NUM_CPUS:-${SLURM_CPUS_PER_TASK:?set by #SBATCH --cpus-per-task in the job script}}"
     # What each srun step is given (--gpus-per-node); SLURM_GPUS_ON_NODE of the batch step can be the whole node's
     # count under --exclusive, which Ray then rejects against the step's CUDA_VISIBLE_DEVICES.
-    RAY_NUM_GPUS="$GPUS_PER_NODE"
+    RAY_NUM_GPUS="$((GPUS_PER_NODE - ${JUDGE_GPUS:-0}))"
 
     # One array element per host (verl's example puts every hostname in one element and breaks beyond one node).
     mapfile -t NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
@@ -261,6 +304,11 @@ stop_job_processes() {
     for pid in "${RAY_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${RAY_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
     RAY_PIDS=()
+    if [[ -n "${JUDGE_PID:-}" ]]; then
+        kill -TERM "$JUDGE_PID" 2>/dev/null || true
+        wait "$JUDGE_PID" 2>/dev/null || true
+        JUDGE_PID=""
+    fi
 }
 
 # shellcheck disable=SC2317,SC2329  # reached through trap
@@ -366,15 +414,31 @@ on_eval_usr1() {
 
 # eval_run: generation and scoring with the script's EVAL_ARGS (resumable: a requeued job skips the prompts already
 # done); exits with its status.
+# With EVAL_BENCHMARKS (and EVAL_ARGS_<benchmark> each, EVAL_MANIFEST the benchmarks.json), one run per benchmark,
+# in order, stopping at the first failure.
 eval_run() {
     EVAL_PID=""
     trap stop_eval EXIT
     trap on_eval_usr1 USR1
-    on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${EVAL_ARGS[@]}" &
-    EVAL_PID=$!
     local status=0
-    wait "$EVAL_PID" || status=$?
-    EVAL_PID=""
+    if [[ -n "${EVAL_MANIFEST:-}" ]]; then
+        printf '%s\n' "$EVAL_MANIFEST" > "$OUT_DIR/benchmarks.json"
+        local name words
+        for name in "${EVAL_BENCHMARKS[@]}"; do
+            words="EVAL_ARGS_${name}[@]"
+            echo "[$(date -Is)] $RUN_NAME: benchmark $name"
+            on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${!words}" &
+            EVAL_PID=$!
+            wait "$EVAL_PID" || status=$?
+            EVAL_PID=""
+            (( status == 0 )) || break
+        done
+    else
+        on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval "${EVAL_ARGS[@]}" &
+        EVAL_PID=$!
+        wait "$EVAL_PID" || status=$?
+        EVAL_PID=""
+    fi
     echo "[$(date -Is)] $RUN_NAME: evaluation of step $STEP exited with status $status; results in $OUT_DIR"
     exit "$status"
 }

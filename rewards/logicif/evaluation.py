@@ -1,4 +1,6 @@
-"""What evaluation reports about LogicIF (LogicIFEval): case-level and question-level accuracy, by difficulty.
+"""What evaluation reports about LogicIF (LogicIFEval): case-level and question-level accuracy, by difficulty level
+and by the training curriculum's complexity interval (``training_interval``, set when the evaluation file is built
+against a training file: ``rlif.data.logicif_intervals``), so a curriculum run's gains can be read per interval.
 
 A case is one test input of a function; a question is the function, which counts only if all its cases are right.
 With several samples per case, question-level accuracy is the expected value of that event when each case's
@@ -71,9 +73,12 @@ EVALUATION = Evaluation(
     headline="question_both_acc",
     compute=logicif_metrics,
     counts=("cases", "functions"),
-    record_fields=("difficulty_level", "task_id"),
-    groupings=(Grouping(field="difficulty_level", key="by_difficulty", label="difficulty"),),
-    title="accuracy by difficulty",
+    record_fields=("difficulty_level", "task_id", "training_interval"),
+    groupings=(
+        Grouping(field="difficulty_level", key="by_difficulty", label="difficulty"),
+        Grouping(field="training_interval", key="by_interval", label="training interval"),
+    ),
+    title="accuracy",
     layout=Layout.GROUPS_PER_SOURCE,
     table_order=20,
 )

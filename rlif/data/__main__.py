@@ -61,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--ifbench", type=Path, nargs="*", default=[], help="IFBench jsonl files")
     evaluation.add_argument("--ifeval", type=Path, nargs="*", default=[], help="IFEval jsonl files")
     evaluation.add_argument("--logicif", type=Path, nargs="*", default=[], help="LogicIFEval-mini rows")
+    evaluation.add_argument(
+        "--training-file",
+        type=Path,
+        help="training file (if40000_logicif40000.parquet) whose LogicIF curriculum cut (10 intervals, initial share "
+        "0.3, whole functions) each LogicIF row is placed in, as extra_info.training_interval",
+    )
     evaluation.add_argument("--out-dir", type=Path, default=Path("verl_data"), help="output folder")
 
     from rlif.data.math_sets import QWEN_BENCHMARKS, TEMPLATES
@@ -239,7 +245,9 @@ def _mixture(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    rows = build_eval_rows(ifbench=args.ifbench, ifeval=args.ifeval, logicif=args.logicif)
+    rows = build_eval_rows(
+        ifbench=args.ifbench, ifeval=args.ifeval, logicif=args.logicif, training_file=args.training_file
+    )
     return _print_validated([validate_parquet(write_eval(rows, args.out_dir))])
 
 

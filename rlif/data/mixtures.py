@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rlif.data.files import read_source_rows, write_rows_atomic
+from rlif.data.logicif_intervals import with_training_intervals
 from rlif.data.sources import IF_SOURCES, LOGICIF_SOURCE, convert_row, prompt_key
 
 MIXTURE_NAME = re.compile(r"^if(?P<if_count>\d+)_logicif(?P<logicif_count>\d+)$")
@@ -220,7 +221,11 @@ def eval_file_name(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def build_eval_rows(
-    *, ifbench: Sequence[Path] = (), ifeval: Sequence[Path] = (), logicif: Sequence[Path] = ()
+    *,
+    ifbench: Sequence[Path] = (),
+    ifeval: Sequence[Path] = (),
+    logicif: Sequence[Path] = (),
+    training_file: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Convert the benchmark files into evaluation rows (IFBench, then IFEval, then LogicIFEval-mini).
 
@@ -228,6 +233,8 @@ def build_eval_rows(
         ifbench: IFBench jsonl files.
         ifeval: IFEval jsonl files.
         logicif: LogicIFEval rows (jsonl or parquet).
+        training_file: a training file whose LogicIF curriculum cut the LogicIF rows are placed in
+            (``extra_info.training_interval``, see ``rlif.data.logicif_intervals``); None leaves the field out.
 
     Returns:
         Rows with ``extra_info.split="test"`` and ``index`` 0..n-1, duplicates removed.
@@ -242,6 +249,8 @@ def build_eval_rows(
         if row["data_source"] not in {"ifbench", "ifeval", LOGICIF_SOURCE}:
             raise ValueError(f"evaluation row {row['extra_info']['item_id']} has training source {row['data_source']}")
     kept, _ = dedupe(rows)
+    if training_file is not None:
+        kept = with_training_intervals(kept, training_file)
     return _numbered(kept, "test")
 
 

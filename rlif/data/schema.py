@@ -31,7 +31,8 @@ EXTRA_INFO_REQUIRED = ("split", "index", "item_id", "difficulty")
 
 DIFFICULTY_LEVELS = frozenset({"easy", "medium", "hard"})
 """``extra_info.difficulty_level`` labels, as ``rlif.data.logicif_complexity.difficulty_level`` assigns them. LogicIF
-rows also carry ``complexity_score`` (``complexity_extra_info``); both are null on other rows."""
+rows also carry ``complexity_score`` (``complexity_extra_info``); both are null on other rows. LogicIF rows of an
+evaluation file built against a training file carry ``training_interval`` (``rlif.data.logicif_intervals``)."""
 
 SPLITS = frozenset({"train", "val", "test"})
 """``val`` is what the graph builder and the CPU demo write; ``test`` is what the eval-file builder writes."""
@@ -49,6 +50,7 @@ EXTRA_INFO_TYPE = pa.struct(
         ("test_case_id", pa.string()),
         ("complexity_score", pa.float64()),
         ("difficulty_level", pa.string()),
+        ("training_interval", pa.int64()),
     ]
 )
 SCHEMA = pa.schema(
@@ -192,6 +194,9 @@ def _validate_extra_info(extra_info: Any, where: str) -> None:
     score = extra_info.get("complexity_score")
     if score is not None and not _finite_number(score):
         raise row_error(where, "extra_info.complexity_score", f"must be a finite number, got {score!r}")
+    interval = extra_info.get("training_interval")
+    if interval is not None and (isinstance(interval, bool) or not isinstance(interval, int) or interval < 0):
+        raise row_error(where, "extra_info.training_interval", f"must be a non-negative integer, got {interval!r}")
     level = extra_info.get("difficulty_level")
     if level is not None and level not in DIFFICULTY_LEVELS:
         raise row_error(

@@ -14,7 +14,10 @@ margin the evaluation cannot resolve decides nothing:
   only by averaging seeds, so arms the decision rests on should have several.
 
 Results are read per candidate from ``<eval root>/<run>/<step>/`` (``metrics.json`` and ``samples.jsonl`` of
-``python -m rlif.eval``); every problem is listed at once.
+``python -m rlif.eval``), or, for a run evaluated by benchmarks, from its fast-tier benchmarks' folders
+(``rlif.eval.tiers``); every problem is listed at once. A criterion measured only by full-tier benchmarks, or on
+test files (rows of ``split`` test), is refused: those results are reported, and choosing on them would make them
+part of the selection they are meant to judge.
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from typing import Any
 
 from rlif.eval.intervals import LEVEL, composite_difference
 from rlif.eval.metrics import lower_is_better
-from rlif.eval.outputs import METRICS_FILE, SAMPLES_FILE
+from rlif.eval.outputs import SAMPLES_FILE
+from rlif.eval.tiers import FAST, FULL, is_evaluated, tier_records
 from rlif.eval.units import Units, metric_units
-from rlif.jsonl import read_json_lines
 
 SEED_NAME = re.compile(r"^(?P<base>.+)_s(?P<seed>\d+)$")
 """A seeded run's name: ``<run>_s<seed>``; its arm is ``<run>``."""
@@ -74,12 +77,14 @@ class CandidateResult:
     Attributes:
         run: the run.
         step: the step evaluated.
-        records: its scored samples (``samples.jsonl``).
+        records: its scored samples of the fast tier (what the chain may select on).
+        reported: its full-tier samples (never selected on; read only to say why a criterion is refused).
     """
 
     run: str
     step: int
     records: Sequence[Mapping[str, Any]]
+    reported: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass(frozen=True)
@@ -213,11 +218,18 @@ def resolve(
         if not isinstance(result, CandidateResult):
             continue
         units[run] = {}
+        selectable = [r for r in result.records if r.get("split") != "test"]
+        tested = [r for r in result.records if r.get("split") == "test"]
         for key, _ in link.criterion:
             try:
-                units[run][key] = metric_units(result.records, key)
+                units[run][key] = metric_units(selectable, key)
             except ValueError:
-                problems.append(f"{run} (no {key} in its samples at step {result.step})")
+                if _measures(tested, key):
+                    problems.append(f"{run} ({key} is measured on test files: reported, never selected on)")
+                elif _measures(result.reported, key):
+                    problems.append(f"{run} ({key} is a full-tier metric: reported, never selected on)")
+                else:
+                    problems.append(f"{run} (no {key} in its samples at step {result.step})")
     steps = {run: r.step for run, r in results.items() if isinstance(r, CandidateResult) and run in link.candidates}
     if not problems and len(set(steps.values())) > 1:
         problems.append("final steps differ: " + ", ".join(f"{run} at {step}" for run, step in steps.items()))
@@ -263,6 +275,14 @@ def resolve(
     return Resolution(link, winner, ranking, margin, inherited, tuple(rows), steps)
 
 
+def _measures(records: Sequence[Mapping[str, Any]], key: str) -> bool:
+    try:
+        metric_units(records, key)
+    except ValueError:
+        return False
+    return bool(records)
+
+
 def _pick(units: Units, shared: Sequence[str]) -> tuple[list[float], list[float]]:
     return [units[u][0] for u in shared], [units[u][1] for u in shared]
 
@@ -283,20 +303,25 @@ def final_results(eval_root: Path, final_steps: Mapping[str, int]) -> dict[str, 
     """Each run's evaluation at its final step, or why there is none (the steps it has, a missing samples file).
 
     Args:
-        eval_root: where ``<run>/<step>/metrics.json`` and ``samples.jsonl`` are.
+        eval_root: where ``<run>/<step>/`` (``metrics.json`` and ``samples.jsonl``, or ``benchmarks.json`` and a
+            folder per benchmark) are.
         final_steps: run -> its ``total_training_steps``.
     """
     out: dict[str, CandidateResult | str] = {}
     for run, final in final_steps.items():
         directory = Path(eval_root) / run
-        steps = sorted(int(p.parent.name) for p in directory.glob(f"*/{METRICS_FILE}") if p.parent.name.isdigit())
+        steps = sorted(int(p.name) for p in directory.glob("*") if p.is_dir() and p.name.isdigit() and is_evaluated(p))
         if final <= 0:
             out[run] = "total_training_steps is 0: its final step is unknown, set it to compare the run"
         elif final not in steps:
             out[run] = f"no evaluation at its final step {final}; evaluated at {steps}" if steps else "not evaluated"
-        elif not (directory / str(final) / SAMPLES_FILE).is_file():
-            out[run] = f"no {SAMPLES_FILE} at step {final}: the per-prompt values an interval needs"
         else:
-            records = [record for _, record in read_json_lines(directory / str(final) / SAMPLES_FILE)]
-            out[run] = CandidateResult(run, final, records)
+            records, missing = tier_records(directory / str(final), FAST)
+            if missing:
+                named = [name for name in missing if name]
+                where = f" ({', '.join(named)})" if named else ""
+                out[run] = f"no {SAMPLES_FILE} at step {final}{where}: the per-prompt values an interval needs"
+                continue
+            reported, _ = tier_records(directory / str(final), FULL)
+            out[run] = CandidateResult(run, final, records, reported)
     return out

@@ -44,10 +44,11 @@ class EvalRow:
     messages: tuple[Mapping[str, str], ...] = ()
 
     def groups(self) -> dict[str, Any]:
-        """The fields of ``extra_info`` its family's metrics read (``Evaluation.record_fields``) that this row has."""
+        """The fields of ``extra_info`` its family's metrics read (``Evaluation.record_fields``) that this row has
+        (a null field, as parquet stores a field other rows have, counts as absent)."""
         family = find_family(self.data_source)
         fields = () if family is None else family.evaluation.record_fields
-        return {name: self.extra_info[name] for name in fields if name in self.extra_info}
+        return {name: self.extra_info[name] for name in fields if self.extra_info.get(name) is not None}
 
 
 def load_eval_rows(paths: Sequence[Path]) -> list[EvalRow]:

@@ -91,13 +91,14 @@ def read_samples(path: Path, task: str) -> list[dict[str, Any]]:
         raise ValueError(errors[0] + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
     out = []
     for doc_id, seen in documents.items():
-        out += _document_samples(task, doc_id, seen["record"], seen["filtered"], seen["metrics"])
+        out += document_samples(task, doc_id, seen["record"], seen["filtered"], seen["metrics"])
     return out
 
 
-def _document_samples(
+def document_samples(
     task: str, doc_id: Any, record: Mapping[str, Any], filtered: Mapping[str, Any], metrics: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
+    """One sample record per response of an lm-eval document line (every repeat), numbered in lm-eval's order."""
     doc = record.get("doc") if isinstance(record.get("doc"), dict) else {}
     responses: list[str | None] = [
         text for request in record["resps"] for text in (request if isinstance(request, list) else [request])

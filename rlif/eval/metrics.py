@@ -137,16 +137,25 @@ def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
         "think_unclosed_rate": mean(r.get("think_unclosed", 0.0) for r in records),
         "pass@k": {str(k): v for k, v in pass_at_k_of(prompts).items()},
     }
-    if any("finish_reason" in r for r in records):
-        out["truncated_rate"] = mean(float(r.get("finish_reason") == "length") for r in records)
+    out.update(_truncation(records))
     out.update(_per_prompt_values(None, records))
     family = find_family(source)
     if family is not None:
         evaluation = family.evaluation
         out.update(family_block(family, records))
         for grouping in evaluation.groupings:
-            out[grouping.key] = _by_group(records, grouping.field, lambda items: family_block(family, items))
+            out[grouping.key] = _by_group(
+                records, grouping.field, lambda items: {**family_block(family, items), **_truncation(items)}
+            )
     return out
+
+
+def _truncation(records: Sequence[Record]) -> dict[str, float]:
+    """``truncated_rate``, the share of samples cut at the generation limit, where generation recorded it: a
+    headline that rests on cut responses is read beside it."""
+    if not any("finish_reason" in r for r in records):
+        return {}
+    return {"truncated_rate": mean(float(r.get("finish_reason") == "length") for r in records)}
 
 
 def family_block(family: TaskFamily, records: Sequence[Record]) -> dict[str, Any]:
@@ -230,4 +239,12 @@ def _by_group(records: Sequence[Record], field: str, metric_fn: MetricsFn) -> di
     groups: dict[str, list[Record]] = defaultdict(list)
     for record in records:
         groups[str(record.get(field, UNKNOWN_GROUP))].append(record)
-    return {group: metric_fn(groups[group]) for group in sorted(groups)}
+    return {group: metric_fn(groups[group]) for group in sorted(groups, key=_group_order)}
+
+
+def _group_order(group: str) -> tuple[int, float, str]:
+    """Numbered groups (curriculum intervals) in numeric order, then named ones alphabetically."""
+    try:
+        return (0, float(group), group)
+    except ValueError:
+        return (1, 0.0, group)

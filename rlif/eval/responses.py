@@ -5,7 +5,9 @@ names its evaluation row by ``id`` (the row's ``extra_info.item_id``) or by ``pr
 user message). Prompts match exactly, or else after stripping surrounding whitespace, as the official IFBench
 evaluation matches responses to prompts. Several lines naming the same row are samples of that prompt (pass@k),
 numbered in file order. lm-evaluation-harness sample files (``--log_samples``: ``doc``, ``resps``) are read as
-they are, matched by the document's prompt. Anything that does not match is an error naming the line: a response
+they are, with ``rlif.eval.lm_eval_import``'s reading: every repeat of a document is a sample, the document names
+its row by ``doc.key`` where it has one (IFEval; matched to ``item_id``, else to the prompt), else by its
+``prompt``, ``question`` or ``problem`` text. Anything that does not match is an error naming the line: a response
 scored against the wrong row would silently corrupt every metric.
 """
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rlif.eval.eval_rows import EvalRow
+from rlif.eval.lm_eval_import import PROMPT_FIELDS, document_samples
 from rlif.jsonl import read_json_lines
 
 
@@ -63,12 +66,13 @@ def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:
     errors: list[str] = []
     for line_number, record in read_json_lines(path, on_error=lambda err: errors.append(str(err))):
         try:
-            row, response = _match(record, by_id, by_prompt, by_stripped)
+            answers = _answers(record, by_id, by_prompt, by_stripped)
         except ValueError as err:
             errors.append(f"{path}: line {line_number}: {err}")
             continue
-        samples.append(Sample(row, response, counts[row.item_id], line_number))
-        counts[row.item_id] += 1
+        for row, response in answers:
+            samples.append(Sample(row, response, counts[row.item_id], line_number))
+            counts[row.item_id] += 1
     if errors:
         more = len(errors) - 1
         more = f" (and {more} more failing line{'s' if more > 1 else ''})" if more else ""
@@ -76,6 +80,18 @@ def read_samples(path: Path, rows: Sequence[EvalRow]) -> list[Sample]:
     if not samples:
         raise ValueError(f"{path}: no responses")
     return samples
+
+
+def _answers(
+    record: Any,
+    by_id: dict[str, EvalRow],
+    by_prompt: dict[str, list[EvalRow]],
+    by_stripped: dict[str, list[EvalRow]],
+) -> list[tuple[EvalRow, str]]:
+    """The (row, response) pairs of one line: one for rlif's own format, every repeat for an lm-eval line."""
+    if isinstance(record, dict) and "response" not in record and "resps" in record:
+        return [_match(one, by_id, by_prompt, by_stripped) for one in _from_lm_eval(record, by_id)]
+    return [_match(record, by_id, by_prompt, by_stripped)]
 
 
 def _match(
@@ -86,8 +102,6 @@ def _match(
 ) -> tuple[EvalRow, str]:
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object, got {type(record).__name__}")
-    if "response" not in record and "resps" in record:
-        record = _from_lm_eval(record)
     response = record.get("response")
     if not isinstance(response, str):
         raise ValueError(f"field response: must be a string, got {type(response).__name__}")
@@ -109,15 +123,23 @@ def _match(
     return candidates[0], response
 
 
-def _from_lm_eval(record: dict) -> dict:
-    """An lm-evaluation-harness ``--log_samples`` line as ``{"prompt", "response"}``: the first response of
-    ``resps`` (lm-eval keeps one generation per request) answering ``doc["prompt"]``."""
-    resps, doc = record["resps"], record.get("doc")
-    if not (isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]):
-        raise ValueError("field resps: expected lm-eval's list of lists of responses")
-    if not isinstance(doc, dict) or not isinstance(doc.get("prompt"), str):
-        raise ValueError("field doc.prompt: an lm-eval sample line needs its document's prompt text")
-    return {"prompt": doc["prompt"], "response": resps[0][0]}
+def _from_lm_eval(record: dict, by_id: Mapping[str, EvalRow]) -> list[dict]:
+    """An lm-evaluation-harness ``--log_samples`` line as one ``{"id" or "prompt", "response"}`` per response
+    (``lm_eval_import.read_samples``'s reading: every repeat; ``doc.key`` names the row when a row has that id)."""
+    if not isinstance(record.get("resps"), list) or "doc_id" not in record:
+        raise ValueError("expected an lm-eval sample (doc_id, doc, resps)")
+    parsed = document_samples("", record["doc_id"], record, {}, {})
+    responses = [s for s in parsed if isinstance(s["response"], str)]
+    if not responses:
+        raise ValueError("field resps: expected lm-eval's list of lists of text responses")
+    doc = record.get("doc") if isinstance(record.get("doc"), dict) else {}
+    if doc.get("key") is not None and str(doc["key"]) in by_id:
+        return [{"id": str(doc["key"]), "response": s["response"]} for s in responses]
+    prompt = next((doc[name] for name in PROMPT_FIELDS if isinstance(doc.get(name), str)), None)
+    if prompt is None:
+        fields = "/".join(f"doc.{name}" for name in PROMPT_FIELDS)
+        raise ValueError(f"field {fields}: an lm-eval sample line needs its document's key or prompt text")
+    return [{"prompt": prompt, "response": s["response"]} for s in responses]
 
 
 def _preview(text: str, limit: int = 60) -> str:

@@ -37,7 +37,8 @@ def reward_options(overrides: Mapping[str, Any]) -> dict[str, Any]:
 def score_samples(samples: Iterable[Sample], options: Mapping[str, Any], *, total: int | None = None) -> Iterator[dict]:
     """Yield one record per sample, in order, with a progress bar on stderr.
 
-    A record holds ``id``, ``data_source``, ``sample``, ``line``, the row's fields its family's metrics read
+    A record holds ``id``, ``data_source``, ``sample``, ``line``, the row's ``split`` where it has one (the chain
+    refuses to select on test files), the row's fields its family's metrics read
     (``Evaluation.record_fields`` where present: LogicIF ``difficulty_level`` and ``task_id``, graph ``size``),
     ``response``, the sample's ``extra`` fields (generation's ``finish_reason`` and ``response_tokens``), every score
     key ``compute_score`` returned for the sample's family (keys that do not apply, None, are left out) and the
@@ -58,6 +59,7 @@ def score_sample(sample: Sample, options: Mapping[str, Any]) -> dict[str, Any]:
         "sample": sample.sample,
         "line": sample.line,
         **row.groups(),
+        **({"split": row.extra_info["split"]} if "split" in row.extra_info else {}),
         "response": sample.response,
         **sample.extra,
         **{key: value for key, value in scores.items() if value is not None},

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewards.registry import Evaluation, Layout, TaskFamily, families, find_family
+from rlif.eval.metrics import UNKNOWN_GROUP
 
 
 def markdown_tables(metrics: Mapping[str, Any]) -> str:
@@ -36,18 +37,26 @@ def _sources_of(family: TaskFamily, sources: Mapping[str, Mapping[str, Any]]) ->
 def _family_tables(
     evaluation: Evaluation, sources: Mapping[str, Mapping[str, Any]], metrics: Mapping[str, Any]
 ) -> list[str]:
-    """The Markdown lines of one family's tables (see ``rewards.registry.Layout``), each after a blank line."""
-    names = evaluation.metric_names
+    """The Markdown lines of one family's tables (see ``rewards.registry.Layout``), each after a blank line.
+
+    Where generation recorded it, the headline metric's column is followed by ``truncated_rate`` (of the row's
+    samples), since a headline measured on cut responses is read differently."""
+    names = list(evaluation.metric_names)
+    if evaluation.headline in names and any("truncated_rate" in v for v in sources.values()):
+        names.insert(names.index(evaluation.headline) + 1, "truncated_rate")
     parts: list[str] = []
     if evaluation.layout is Layout.SOURCES:
-        rows = [[source, *(_fmt(values[m]) for m in names)] for source, values in sources.items()]
+        rows = [[source, *(_fmt(values.get(m)) for m in names)] for source, values in sources.items()]
         parts += ["", f"## {evaluation.title}", "", _table([evaluation.source_label, *names], rows)]
     elif evaluation.layout is Layout.GROUPS_PER_SOURCE:
         for source, values in sources.items():
             for grouping in evaluation.groupings:
-                rows = [["all", *(_fmt(values[m]) for m in names)]]
-                rows += [[group, *(_fmt(g[m]) for m in names)] for group, g in values[grouping.key].items()]
-                parts += ["", f"## {source}: {evaluation.title}", "", _table([grouping.label, *names], rows)]
+                if set(values[grouping.key]) <= {UNKNOWN_GROUP}:
+                    continue  # no record carries the field (a file built without it): the "all" row says it all
+                rows = [["all", *(_fmt(values.get(m)) for m in names)]]
+                rows += [[group, *(_fmt(g.get(m)) for m in names)] for group, g in values[grouping.key].items()]
+                title = f"## {source}: {evaluation.title} by {grouping.label}"
+                parts += ["", title, "", _table([grouping.label, *names], rows)]
     else:
         mean = evaluation.source_mean
         labelled = list(sources.items())
@@ -56,8 +65,8 @@ def _family_tables(
         for grouping in evaluation.groupings:
             rows = []
             for label, values in labelled:
-                rows.append([label, "all", *(_fmt(values[m]) for m in names)])
-                rows += [[label, group, *(_fmt(g[m]) for m in names)] for group, g in values[grouping.key].items()]
+                rows.append([label, "all", *(_fmt(values.get(m)) for m in names)])
+                rows += [[label, group, *(_fmt(g.get(m)) for m in names)] for group, g in values[grouping.key].items()]
             head = [evaluation.source_label, grouping.label, *names]
             parts += ["", f"## {evaluation.title}", "", _table(head, rows)]
     for source, values in sources.items():

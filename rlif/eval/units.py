@@ -96,14 +96,28 @@ def _mean_over_sources(parts: Mapping[str, Units]) -> Units:
     return out
 
 
-def sample_count(records: Iterable[Record], key: str) -> int:
-    """Samples of the sources ``key`` rests on."""
+def key_samples(records: Iterable[Record], key: str) -> list[Record]:
+    """The samples of the sources ``key`` rests on: its source's, or every source of the family it averages."""
     sources = by_source(records)
     own = [s for s in sources if key.startswith(s + "/")]
     if own:
-        return len(sources[max(own, key=len)])
+        return sources[max(own, key=len)]
     for family in families():
         mean = family.evaluation.source_mean
         if mean is not None and key.startswith(mean.prefix + "/"):
-            return sum(len(r) for s, r in sources.items() if find_family(s) is family)
-    return 0
+            return [r for s, rs in sources.items() if find_family(s) is family for r in rs]
+    return []
+
+
+def sample_count(records: Iterable[Record], key: str) -> int:
+    """Samples of the sources ``key`` rests on."""
+    return len(key_samples(records, key))
+
+
+def truncated_rate(records: Iterable[Record], key: str) -> float | None:
+    """Share of the samples ``key`` rests on that hit the generation limit (``finish_reason`` ``length``), or None
+    where generation recorded no finish reason (imported samples)."""
+    samples = key_samples(records, key)
+    if not any("finish_reason" in r for r in samples):
+        return None
+    return sum(r.get("finish_reason") == "length" for r in samples) / len(samples)

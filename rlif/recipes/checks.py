@@ -58,7 +58,10 @@ def check_judge(run: RunSpec, overrides: list[Override]) -> list[Problem]:
     (``rlif.verl_glue.v1_feedback.drop_no_verdict``), so the legacy trainer would train on their placeholder 0.
     And no run combines verl's colocated reward model with a policy that reads rewards: verl 0.9.1 computes a
     colocated model's rewards after the replay buffer samples, so the policy would see none."""
-    problems = []
+    from rlif.runs.spec import judge_problems
+
+    # again here: site settings (--nodes, --gpus-per-node) may change the resources after the matrix was loaded
+    problems = [Problem(run.name, "judge", message) for message in judge_problems(run.judge, run.slurm)]
     kwargs = run.reward.kwargs
     if bool(kwargs.get("judge_url")) != bool(kwargs.get("judge_model")):
         problems.append(Problem(run.name, "reward.kwargs", "judge_url and judge_model are set together or not at all"))
@@ -190,6 +193,12 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
         ("train.ref_token_budget", t.ref_token_budget),
     ):
         need(value >= 0, key, f"must be >= 0 (0: see docs/recipes.md), got {value}")
+    need(
+        world >= 1,
+        "judge.gpus",
+        f"{nnodes} node(s) x {gpus_per_node} training GPUs: judge.gpus {run.judge.gpus} of "
+        f"slurm.gpus_per_node {s.gpus_per_node} leave no GPU to train on",
+    )
     if problems:
         return problems
     need(t.rollout_n >= 2, "train.rollout_n", f"GRPO needs >= 2 responses per prompt, got {t.rollout_n}")

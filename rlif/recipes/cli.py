@@ -23,6 +23,7 @@ from rlif.recipes.generate import (
     default_verl_python,
     generate,
     preflight_environment,
+    resolve_model_settings,
     site_from_env,
 )
 from rlif.runs.matrix import Matrix, load_matrix
@@ -308,6 +309,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in outcome.accepted:
             console.print(f"chain: accepted decision recorded in {path}", highlight=False, markup=False)
         runs, chain_notes = outcome.runs, outcome.notes
+        try:
+            environment = preflight_environment(args.env_file)
+        except ValueError as err:  # a .env the job would read differently: a settings error, like the site's
+            console.print(f"[red]error:[/red] {err}", markup=True, highlight=False)
+            return 2
+        try:
+            settings = resolve_model_settings(runs, environment, explicit=bool(args.runs or args.stage))
+        except ValueError as err:
+            for line in str(err).splitlines():
+                console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
+            return 1
+        for line in settings.skipped:
+            console.print(f"model: skipped: {line}", highlight=False, markup=False, soft_wrap=True)
+        runs = settings.runs
     try:
         site = site_from_env(args.env_file, args.partition, args.account, args.nodes, args.gpu_memory_gb)
     except ValueError as err:

@@ -282,3 +282,57 @@ def default_verl_python() -> str | None:
         return sys.executable
     venv = REPO_ROOT / ".venv" / "bin" / "python"
     return str(venv) if os.access(venv, os.X_OK) else None
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Runs with their ``model_setting`` filled in from ``.env``.
+
+    Attributes:
+        runs: the runs to generate, each ``model_setting`` run's ``model`` replaced by the setting's value.
+        skipped: one line per setting that is unset, naming it and the runs left out.
+    """
+
+    runs: list[RunSpec]
+    skipped: list[str]
+
+
+def resolve_model_settings(
+    runs: Sequence[RunSpec], environ: Mapping[str, str | None], *, explicit: bool
+) -> ModelSettings:
+    """Fill each run's model from the ``.env`` key its ``model_setting`` names.
+
+    The group's SFT checkpoints live at a different path on every cluster, so the path is a setting, not a matrix
+    value. A value is a local checkpoint directory or a Hub id (``Qwen/Qwen3-1.7B``, the graph runs' instruct
+    variant); the preflight checks either like any model (a complete directory, or a snapshot in the Hub cache).
+    An unset setting concerns only its own runs: a plain generation leaves them out with a line naming the
+    setting, while naming those runs or their stage stops the generation with that line, since nothing the user
+    asked for could be written.
+
+    Args:
+        runs: the selected runs.
+        environ: the environment with ``.env`` on top (``preflight_environment``).
+        explicit: the user named runs or stages.
+
+    Raises:
+        ValueError: ``explicit`` and a setting is unset (one line per setting).
+    """
+    kept: list[RunSpec] = []
+    missing: dict[str, list[str]] = {}
+    for run in runs:
+        if not run.model_setting or run.cpu_mode:
+            kept.append(run)
+            continue
+        value = (environ.get(run.model_setting) or "").strip()
+        if not value:
+            missing.setdefault(run.model_setting, []).append(run.name)
+            continue
+        kept.append(dataclasses.replace(run, model=value))
+    lines = [
+        f"{key} is not set: set {key}=/absolute/path/to/the/checkpoint (or a Hub id) in .env to generate "
+        f"{', '.join(names)}"
+        for key, names in missing.items()
+    ]
+    if lines and explicit:
+        raise ValueError("\n".join(lines))
+    return ModelSettings(runs=kept, skipped=lines)

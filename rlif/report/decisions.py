@@ -29,7 +29,7 @@ from rlif.eval.chain import (
 from rlif.eval.compare import Evaluated, default_metric, load_evaluation
 from rlif.eval.intervals import Interval, bootstrap
 from rlif.eval.outputs import SAMPLES_FILE
-from rlif.eval.units import metric_units, sample_count
+from rlif.eval.units import metric_units, sample_count, truncated_rate
 from rlif.report.runs import Run
 from rlif.runs.matrix import Matrix
 
@@ -42,11 +42,14 @@ class MetricCell:
         interval: the value over the prompts both seeds evaluated, seeds averaged per prompt, and its interval.
         samples: scored samples behind it, summed over the seeds.
         seeds: each seed's own value (one entry for an unseeded run).
+        truncated: share of those samples cut at the generation limit (None where generation did not record it),
+            shown beside the value because a criterion met on cut responses is read differently.
     """
 
     interval: Interval
     samples: int
     seeds: tuple[float, ...]
+    truncated: float | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,9 @@ def decision_of(resolution: Resolution, results: Mapping[str, CandidateResult | 
             nums = [merged[u][0] for u in merged]
             dens = [merged[u][1] for u in merged]
             seeds = tuple(_ratio(units) for units in per_seed)
-            cells[key] = MetricCell(bootstrap(nums, dens), sum(sample_count(r, key) for r in records.values()), seeds)
+            pooled = [record for r in records.values() for record in r]
+            count = sum(sample_count(r, key) for r in records.values())
+            cells[key] = MetricCell(bootstrap(nums, dens), count, seeds, truncated_rate(pooled, key))
         difference = None
         if row.lead is not None:
             value, low, high = row.lead

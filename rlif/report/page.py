@@ -146,7 +146,8 @@ def decision_table(decision: StageDecision) -> str:
         parts.append(f'<p class="verdict" id="verdict-{slug}">No decision yet: {html.escape(decision.verdict)}</p>')
         return "\n".join(parts)
     heads = ["arm", "runs"]
-    heads += [f"<code>{html.escape(m)}</code> ({LEVEL:.0%} CI)" for m in decision.metrics]
+    for m in decision.metrics:
+        heads += [f"<code>{html.escape(m)}</code> ({LEVEL:.0%} CI)", "truncated"]
     heads += ["prompts", "samples", "per seed", f"difference to best ({LEVEL:.0%} paired CI)", "verdict"]
     rows = []
     for row in decision.rows:
@@ -156,6 +157,8 @@ def decision_table(decision: StageDecision) -> str:
             iv = cell.interval
             text = _interval(iv.value, iv.low, iv.high)
             cells.append(f'<td class="num" data-col="value" data-metric="{html.escape(metric)}">{text}</td>')
+            truncated = "-" if cell.truncated is None else f"{cell.truncated:.4f}"
+            cells.append(f'<td class="num" data-col="truncated" data-metric="{html.escape(metric)}">{truncated}</td>')
         seeds = "; ".join(", ".join(f"{v:.4f}" for v in cell.seeds) for cell in row.cells.values())
         cells.append(f'<td class="num" data-col="prompts">{first.interval.units}</td>')
         cells.append(f'<td class="num" data-col="samples">{first.samples}</td>')

@@ -248,7 +248,7 @@ def token_budgets(run: RunSpec, shape: ModelShape | None = None) -> tuple[int, i
         return actor, log_prob, log_prob
     if not (t.actor_token_budget and t.log_prob_token_budget and t.ref_token_budget) and shape is None:
         shape = model_shape(run.model)
-    world, gpu = s.nodes * s.gpus_per_node, s.gpu_memory_gb
+    world, gpu = max(1, s.nodes * s.gpus_per_node - run.judge.gpus), s.gpu_memory_gb  # a judge server's GPUs excluded
     actor = t.actor_token_budget or size_budget(
         run, gpu, UPDATE_BUDGET_CAP, lambda b: plan_update(run, shape, world, b)
     )

@@ -42,7 +42,7 @@ class RunPlan:
     Attributes:
         run: the run's name.
         shape: the model architecture used.
-        world: GPUs of the run.
+        world: GPUs training uses (the judge server's excluded).
         actor_budget: update tokens per GPU per micro-batch.
         log_prob_budget: old-log-prob tokens per GPU per micro-batch.
         ref_budget: reference tokens per GPU per micro-batch.
@@ -60,6 +60,7 @@ class RunPlan:
         save_freq: steps between checkpoints: the matrix's, or where it says 0 the planner's
             (``auto_save_freq``); -1 never saves.
         problems: (key, message) pairs: what does not fit or cannot run, with the knob that fixes it.
+        judge_gpus: GPUs the job holds for its judge server (``judge.gpus``): not in ``world``, in the GPU-hours.
     """
 
     run: str
@@ -81,6 +82,7 @@ class RunPlan:
     slow: StepTime
     save_freq: int = -1
     problems: tuple[tuple[str, str], ...] = field(default=())
+    judge_gpus: int = 0
 
     @property
     def peak(self) -> PassPlan:
@@ -97,15 +99,20 @@ class RunPlan:
         """Wall time of one step, fast end and slow end."""
         return self.fast.seconds, self.slow.seconds
 
+    @property
+    def gpus(self) -> int:
+        """GPUs the job holds: training's and the judge server's."""
+        return self.world + self.judge_gpus
+
     def gpu_hours(self) -> float | None:
         """GPU-hours of the whole run at the slow end (None when the step count is unknown)."""
-        return None if self.steps is None else self.step_seconds * self.steps * self.world / 3600
+        return None if self.steps is None else self.step_seconds * self.steps * self.gpus / 3600
 
     def gpu_hours_range(self) -> tuple[float, float] | None:
         """GPU-hours of the whole run, fast end and slow end (None when the step count is unknown)."""
         if self.steps is None:
             return None
-        return tuple(seconds * self.steps * self.world / 3600 for seconds in self.step_seconds_range)  # type: ignore[return-value]
+        return tuple(seconds * self.steps * self.gpus / 3600 for seconds in self.step_seconds_range)  # type: ignore[return-value]
 
     def wall_hours(self) -> float | None:
         """Wall-clock hours of the whole run at the slow end."""
@@ -161,7 +168,9 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
     """
     t, s, p = run.train, run.slurm, run.plan
     shape = model_shape(run.model, hub_cache)
-    world = s.nodes * s.gpus_per_node
+    world = s.nodes * s.gpus_per_node - run.judge.gpus
+    if world < 1:
+        raise ValueError(f"judge.gpus {run.judge.gpus} of {s.nodes} x {s.gpus_per_node} GPUs leave no GPU to train on")
     gpu = s.gpu_memory_gb
     longest = t.max_prompt_length + t.max_response_length
     problems = parallel_problems(run, shape)
@@ -239,6 +248,7 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
         slow=slow,
         save_freq=save_freq,
         problems=tuple(problems),
+        judge_gpus=run.judge.gpus,
     )  # fmt: skip
 
 

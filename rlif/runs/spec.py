@@ -227,6 +227,81 @@ class RewardSpec:
 
 
 @dataclass(frozen=True)
+class JudgeSpec:
+    """The LLM judge the ``judge`` reward family asks (docs/judge.md); mapped onto the reward options
+    ``judge_url`` and ``judge_model`` when the run is built.
+
+    Attributes:
+        model: the judge model (HF repo id or local path; also the served model name); empty: no judge.
+        gpus: GPUs of the run's node the job reserves for a vLLM server of ``model`` (its tensor-parallel size):
+            the script starts it on the node's first ``gpus`` GPUs before Ray and waits for it; training uses the
+            rest (``trainer.n_gpus_per_node`` = ``slurm.gpus_per_node`` - ``gpus``). 0: no server (``url`` names
+            one). Single-node runs only: the reward workers reach it on loopback.
+        port: the port of that server.
+        url: an external OpenAI-compatible endpoint (``http://host:port/v1``) serving ``model``; excludes ``gpus``.
+    """
+
+    model: str
+    gpus: int
+    port: int
+    url: str
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the run has a judge."""
+        return bool(self.model)
+
+    @property
+    def endpoint(self) -> str:
+        """The URL the reward family asks: the external one, or the job's own server on loopback."""
+        return self.url or f"http://127.0.0.1:{self.port}/v1"
+
+
+JUDGE_OPTIONS = ("judge_url", "judge_model")
+"""The reward options a ``judge:`` setting fills."""
+
+
+def judge_problems(judge: JudgeSpec, slurm: SlurmSpec) -> list[str]:
+    """What is wrong with a run's ``judge:`` setting against its resources (empty when nothing is)."""
+    problems = []
+    if judge.gpus < 0:
+        problems.append(f"judge.gpus must be >= 0, got {judge.gpus}")
+    if not 1 <= judge.port <= 65535:
+        problems.append(f"judge.port must be in [1, 65535], got {judge.port}")
+    if (judge.url or judge.gpus) and not judge.model:
+        problems.append("judge.model is empty: name the judge model (the served model name) with judge.url or gpus")
+    if judge.model and not judge.url and judge.gpus == 0:
+        problems.append("judge.model is set without judge.url or judge.gpus: say where the judge runs")
+    if judge.url and judge.gpus:
+        problems.append("judge.url and judge.gpus together: an external endpoint needs no GPUs of the run")
+    if judge.url and not re.match(r"^https?://[^\s/]+", judge.url):
+        problems.append(f"judge.url {judge.url!r} is not an http(s) URL")
+    if judge.gpus > 0 and slurm.nodes != 1:
+        problems.append(
+            f"judge.gpus: a judge server the job starts is supported on single-node runs (slurm.nodes is "
+            f"{slurm.nodes}); serve it elsewhere and set judge.url"
+        )
+    if judge.gpus > 0 and judge.gpus >= slurm.gpus_per_node:
+        problems.append(f"judge.gpus {judge.gpus} leaves no training GPU of slurm.gpus_per_node {slurm.gpus_per_node}")
+    return problems
+
+
+def with_judge_options(reward: RewardSpec, judge: JudgeSpec) -> RewardSpec:
+    """``reward`` with ``judge_url`` and ``judge_model`` taken from ``judge`` (unchanged without a judge).
+
+    Raises:
+        ValueError: ``reward.kwargs`` sets one of them too (one place says where the judge is).
+    """
+    if not judge.enabled:
+        return reward
+    both = sorted(set(JUDGE_OPTIONS) & set(reward.kwargs))
+    if both:
+        raise ValueError(f"reward.kwargs sets {both} and judge: is set; keep the judge in judge: only")
+    kwargs = {**reward.kwargs, "judge_url": judge.endpoint, "judge_model": judge.model}
+    return dataclasses.replace(reward, kwargs=kwargs)
+
+
+@dataclass(frozen=True)
 class SamplerSpec:
     """The prompt-sampling policy of ``PolicySampledDataset``.
 
@@ -242,6 +317,37 @@ class SamplerSpec:
     params: dict[str, Any]
     seed: int
     on_data_change: str
+
+
+BENCHMARK_TIERS = ("fast", "full")
+"""``fast``: what an ablation chain may select on (validation files); ``full``: the complete results (benchmarks' test
+files), reported and never selected on."""
+BENCHMARK_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""A benchmark's name: its folder under ``eval/<run>/<step>/`` and a shell variable of the evaluation job."""
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One benchmark of a run's evaluation job, generated and scored with its own settings into
+    ``eval/<run>/<step>/<name>/``.
+
+    Attributes:
+        name: its folder (lowercase letters, digits, underscores; starts with a letter).
+        files: its evaluation files (relative to the repository root); empty: the run's ``val_files`` and
+            ``eval.files``.
+        n: samples per prompt (pass@k is reported for every k up to n).
+        max_tokens: generation limit per sample; 0 uses ``eval.max_response_length`` (then the training limit).
+        headline: the flat metric keys that are its pre-registered outcome (``math/aime24/pass@64``); each is shown
+            with its source's ``truncated_rate`` beside it.
+        tier: ``fast`` (an ablation chain may select on it) or ``full`` (reported, never selected on).
+    """
+
+    name: str
+    files: tuple[str, ...]
+    n: int
+    max_tokens: int
+    headline: tuple[str, ...]
+    tier: str
 
 
 @dataclass(frozen=True)
@@ -261,6 +367,8 @@ class EvalSpec:
         cpus_per_gpu: CPUs asked for per GPU (scoring runs on them).
         mem_per_gpu: host memory per GPU as a Slurm size (merging a checkpoint holds its fp32 weights in memory).
         time: ``--time`` limit of the job; it requeues at the limit and resumes the finished prompts.
+        benchmarks: the benchmarks, each with its own files, n, length, headline and tier; empty: one evaluation of
+            the files above with ``n`` and ``max_response_length`` into ``eval/<run>/<step>/`` itself.
     """
 
     files: tuple[str, ...]
@@ -271,6 +379,30 @@ class EvalSpec:
     cpus_per_gpu: int
     mem_per_gpu: str
     time: str
+    benchmarks: tuple[BenchmarkSpec, ...]
+
+
+def benchmark_problems(spec: EvalSpec) -> list[str]:
+    """What is wrong with ``spec.benchmarks`` (empty when nothing is): names, tiers, counts and headlines."""
+    problems = []
+    names = [b.name for b in spec.benchmarks]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"eval.benchmarks: {name!r} is listed twice")
+    for b in spec.benchmarks:
+        where = f"eval.benchmarks {b.name!r}"
+        if not BENCHMARK_NAME.match(b.name):
+            problems.append(f"{where}: name must match {BENCHMARK_NAME.pattern}")
+        if b.tier not in BENCHMARK_TIERS:
+            problems.append(f"{where}: tier must be one of {list(BENCHMARK_TIERS)}, got {b.tier!r}")
+        if b.n < 1:
+            problems.append(f"{where}: n must be at least 1, got {b.n}")
+        if b.max_tokens < 0:
+            problems.append(f"{where}: max_tokens must be 0 (the run's limit) or more, got {b.max_tokens}")
+        if not b.headline or not all(key.strip() == key and "/" in key for key in b.headline):
+            problems.append(f"{where}: headline must list flat metric keys such as math/aime24/pass@64")
+    if spec.benchmarks and not any(b.tier == "fast" for b in spec.benchmarks):
+        problems.append("eval.benchmarks: no fast-tier benchmark: an ablation chain would have nothing to select on")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -388,12 +520,18 @@ class RunSpec:
         reward: reward settings.
         sampler: prompt-sampling policy.
         slurm: job resources.
+        judge: the LLM judge of the ``judge`` reward family (its server or URL); its ``judge_url`` and
+            ``judge_model`` are in ``reward.kwargs`` once built.
         validation: how in-loop validation decodes.
         plan: assumptions of the planner's time estimate.
         extra_overrides: raw verl Hydra overrides appended last (validated like the rest).
         eval: its evaluation job.
         cpu_mode: CPU end-to-end mode: tiny model and data from ``rlif.cpu_demo``, ``rlif.verl_glue.cpu_support``
             env and overrides. Only for the local Slurm test and the CPU demo; the GPU scripts never import it.
+        model_setting: a ``.env`` key (or environment variable) whose value replaces ``model`` at generation, for
+            a checkpoint whose path differs per machine (the group's graph-SFT checkpoints); ``model`` then only
+            stands in for its architecture in the matrix's own checks, and the run's scripts, holding that path,
+            are never committed. Empty: ``model`` is the model.
         from_winner: the chain link it takes settings through (None: an ordinary run). Until the generator
             resolves it, the taken keys hold the defaults' (or the run's group's) values. A field with a default:
             a link belongs to a single run entry, so ``defaults:`` cannot hold it and most runs have none.
@@ -412,11 +550,13 @@ class RunSpec:
     reward: RewardSpec
     sampler: SamplerSpec
     slurm: SlurmSpec
+    judge: JudgeSpec
     validation: ValidationSpec
     plan: PlanSpec
     extra_overrides: tuple[str, ...]
     eval: EvalSpec
     cpu_mode: bool
+    model_setting: str
     from_winner: WinnerSpec | None = None
     replicate: Replicate | None = None
 
@@ -556,10 +696,20 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
     run = dataclasses.replace(_build(RunSpec, raw, where, prefix=""), from_winner=link)
     if replicate is not None:
         run = dataclasses.replace(run, replicate=Replicate(arm=str(replicate["arm"]), seed=int(replicate["seed"])))
+    problems = judge_problems(run.judge, run.slurm)
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems))
+    try:
+        run = dataclasses.replace(run, reward=with_judge_options(run.reward, run.judge))
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
     if not RUN_NAME.match(run.name):
         raise ValueError(f"{where}: name {run.name!r} must match {RUN_NAME.pattern}")
     if not run.cpu_mode and not run.train_files:
         raise ValueError(f"{where}: train_files is empty")
+    problems = benchmark_problems(run.eval)
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems))
     return run
 
 
@@ -604,6 +754,11 @@ def _coerce(hint: Any, value: Any, where: str, key: str) -> Any:
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, where, key + ".")
     origin = typing.get_origin(hint)
+    if origin is tuple and dataclasses.is_dataclass(typing.get_args(hint)[0]):
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: {key} must be a list of mappings, got {value!r}")
+        item = typing.get_args(hint)[0]
+        return tuple(_build(item, entry, where, f"{key}[{i}].") for i, entry in enumerate(value))
     if origin is tuple:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"{where}: {key} must be a list of strings, got {value!r}")

@@ -126,15 +126,21 @@ def simulate_stage(
     if not runs:
         raise SystemExit(f"{matrix}: no run in stage {stage!r}; stages: {sorted({r.stage for r in loaded.runs})}")
     root = matrix.resolve().parent.parent
+    replicates: dict[str, list[Any]] = {}
+    for run in runs:  # the seeds of one arm (``seeds: [...]``) are one row of the table, not one row each
+        replicates.setdefault(run.arm, []).append(run)
     jobs = []
-    for run in runs:
+    for arm, arm_runs in replicates.items():
+        run = arm_runs[0]
         strategy, config = run_config(run, learner, steps, root=root, **dict(learner_options or {}))
-        jobs += [(run, strategy, config, seed) for seed in run_seeds(run, seeds)]
-    results: dict[str, list] = {run.name: [] for run in runs}
+        declared = [r.replicate.seed for r in arm_runs if r.replicate is not None]
+        arm_seeds = list(range(seeds)) if seeds is not None else declared or run_seeds(run, None)
+        jobs += [(arm, run, strategy, config, seed) for seed in arm_seeds]
+    results: dict[str, list] = {arm: [] for arm in replicates}
     shapes = {}
-    for run, strategy, config, seed in tqdm(jobs, desc=f"stage {stage}", unit="run"):
-        results[run.name].append(simulate(strategy, config, seed))
-        shapes[run.name] = (run.sampler.name, config.prompts, config.responses, config.steps)
+    for arm, run, strategy, config, seed in tqdm(jobs, desc=f"stage {stage}", unit="run"):
+        results[arm].append(simulate(strategy, config, seed))
+        shapes[arm] = (run.sampler.name, config.prompts, config.responses, config.steps)
     arms = [StageArm(name, *shapes[name], results[name]) for name in results]
     return stage_table(arms), plot_stage(stage, arms, out / f"stage_{stage}.png")
 

@@ -291,7 +291,8 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("trainer.project_name", run.project),
         ("trainer.experiment_name", run.name),
         ("trainer.nnodes", run.slurm.nodes),
-        ("trainer.n_gpus_per_node", run.slurm.gpus_per_node),
+        # the judge server's GPUs (judge.gpus) are the node's first ones; training has the rest
+        ("trainer.n_gpus_per_node", run.slurm.gpus_per_node - run.judge.gpus),
         ("trainer.total_epochs", t.total_epochs),
         # null: verl trains steps_per_epoch x total_epochs, so the run ends on its last-step save and validation
         ("trainer.total_training_steps", t.total_training_steps or None),

@@ -4,6 +4,7 @@ mixed and missing steps."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,38 @@ def test_a_base_model_step_never_competes(tmp_path: Path) -> None:
 def test_no_candidates_is_an_error() -> None:
     with pytest.raises(ValueError, match="has no runs to choose from"):
         resolve(Link("next", "volume", (), "graph/optimal_rate"), {})
+
+
+def _tiered(step_dir: Path, fast: list[dict], full: list[dict]) -> None:
+    write_evaluation(step_dir / "val", fast)
+    write_evaluation(step_dir / "bench", full)
+    manifest = {
+        "run": step_dir.parent.name,
+        "benchmarks": {
+            "val": {"dir": "val", "tier": "fast", "n": 8, "max_tokens": 8192, "headline": ["graph/tsp/acc"]},
+            "bench": {"dir": "bench", "tier": "full", "n": 8, "max_tokens": 8192, "headline": ["graph/mis/acc"]},
+        },
+    }
+    (step_dir / "benchmarks.json").write_text(json.dumps(manifest))
+
+
+def test_benchmark_tiers_select_on_the_fast_tier_only(tmp_path: Path) -> None:
+    runs = ("graph_v45k", "graph_v60k")
+    for index, run in enumerate(runs):
+        records = graph_records(0.3 + 0.2 * index, prompts=160, seed=index)
+        fast = [r for r in records if r["data_source"] != "graph/mis"]
+        full = [r for r in records if r["data_source"] == "graph/mis"]
+        _tiered(tmp_path / run / "500", fast, full)
+    found = final_results(tmp_path, dict.fromkeys(runs, 500))
+    assert all(isinstance(r, CandidateResult) and r.reported for r in found.values())
+    tiered = Link("s", "graph_volume", runs, "graph/optimal_rate")
+    assert resolve(tiered, found).winner == "graph_v60k"
+    with pytest.raises(MissingResultsError, match=r"graph/mis/optimal_rate is a full-tier metric: reported, never"):
+        resolve(Link("s", "graph_volume", runs, "graph/mis/optimal_rate"), found)
+
+
+def test_a_test_file_metric_is_never_selected_on() -> None:
+    records = [{**r, "split": "test"} for r in graph_records(0.3, prompts=40)]
+    found = {run: CandidateResult(run, 500, records) for run in VOLUMES}
+    with pytest.raises(MissingResultsError, match=r"graph/optimal_rate is measured on test files"):
+        resolve(link(), found, SETTINGS)

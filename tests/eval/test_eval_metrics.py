@@ -11,6 +11,8 @@ from eval_testkit import verl_file, verl_row, write_jsonl
 
 from rewards.instruction_following import normalize_ground_truth
 from rlif.eval.cli import main
+from rlif.eval.metrics import compute_metrics
+from rlif.eval.tables import markdown_tables
 
 PEOPLE = ["Ann", "Bob", "Cid", "Dan"]
 TRIANGLE_PLUS_TAIL = [(0, 1), (1, 2), (0, 2), (2, 3)]  # max clique {Ann, Bob, Cid}
@@ -145,3 +147,60 @@ def test_lm_eval_sample_lines_are_read_as_they_are(tmp_path: Path) -> None:
     ]
     ifeval = _score(tmp_path, rows, lines)["sources"]["ifeval"]
     assert ifeval["samples"] == 2 and ifeval["prompt_level_strict_acc"] == 0.5
+
+
+def test_lm_eval_repeats_keys_and_question_documents_are_all_read(tmp_path: Path) -> None:
+    raw = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+    rows = [
+        verl_row("ifeval", "ifeval:7", "No commas please.", normalize_ground_truth(raw, where="test")),
+        verl_row("ifeval", "ifeval:8", "Still no commas.", normalize_ground_truth(raw, where="test")),
+    ]
+    keyed = {"key": "ifeval:7", "prompt": "a prompt text lm-eval rewrote", "kwargs": [{}]}
+    asked = {"question": "Still no commas.", "kwargs": [{}]}
+    lines = [
+        {"doc_id": 0, "doc": keyed, "resps": [["Fine then", "Fine, then", "ok"]], "filter": "none"},
+        {"doc_id": 1, "doc": asked, "resps": [["a, b", "ab"]], "filter": "none"},
+    ]
+    metrics = _score(tmp_path, rows, lines)
+    ifeval = metrics["sources"]["ifeval"]
+    assert ifeval["samples"] == 5 and ifeval["prompts"] == 2
+    samples = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert [(s["id"], s["sample"]) for s in samples] == [
+        ("ifeval:7", 0),
+        ("ifeval:7", 1),
+        ("ifeval:7", 2),
+        ("ifeval:8", 0),
+        ("ifeval:8", 1),
+    ]
+
+
+def test_logicif_by_training_interval_with_truncation_beside_the_headline(tmp_path: Path) -> None:
+    rows = [
+        verl_row("logicif", "f1:0", "p1", _logicif_truth("F1", 0, 1), task_id="F1", training_interval=2),
+        verl_row("logicif", "f2:0", "p2", _logicif_truth("F2", 0, 3), task_id="F2", training_interval=10),
+    ]
+    responses = [
+        {"id": "f1:0", "response": _logicif_answer(1)},
+        {"id": "f1:0", "response": _logicif_answer(1)},
+        {"id": "f2:0", "response": _logicif_answer(3)},
+        {"id": "f2:0", "response": "<think>cut"},
+    ]
+    metrics = _score(tmp_path, rows, responses)
+    logicif = metrics["sources"]["logicif"]
+    assert list(logicif["by_interval"]) == ["2", "10"]  # numeric order, not "10" < "2"
+    assert logicif["by_interval"]["2"]["question_both_acc"] == 1.0
+    assert logicif["by_interval"]["10"]["question_both_acc"] == pytest.approx(0.5)
+    # Generated samples carry finish_reason; the last one was cut at the generation limit.
+    lines = (tmp_path / "out" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [{**json.loads(line), "finish_reason": "stop"} for line in lines]
+    records[-1]["finish_reason"] = "length"
+    recomputed = compute_metrics(records)
+    logicif = recomputed["sources"]["logicif"]
+    assert logicif["truncated_rate"] == pytest.approx(0.25)
+    assert logicif["by_interval"]["10"]["truncated_rate"] == pytest.approx(0.5)
+    table = markdown_tables(recomputed)
+    assert "## logicif: accuracy by training interval" in table
+    assert "| training interval | both_acc | output_acc | stats_acc | question_both_acc | truncated_rate |" in table
+    assert "| all | 0.7500 | 0.7500 | 0.7500 | 0.7500 | 0.2500 |" in table
+    assert "| 10 | 0.5000 | 0.5000 | 0.5000 | 0.5000 | 0.5000 |" in table
+    assert "## logicif: accuracy by difficulty" not in table  # no row carries a level: no table of one "unknown"

@@ -14,6 +14,7 @@ from synthetic_evals import graph_records, write_evaluation
 
 from rlif.recipes.cli import main
 from rlif.recipes.generate import REPO_ROOT
+from rlif.runs.shapes import BUILTIN_CONFIGS
 
 V45, V60, V90 = (f"graph_qwen17b_think_6np{v}_binary" for v in (45000, 60000, 90000))
 CURRICULUM, STAGED = "graph_qwen17b_think_curriculum", "graph_qwen17b_think_staged"
@@ -25,6 +26,28 @@ REWARDS = [
 ]
 RECOMPARE = ["graph_qwen17b_think_recompare_mixed", "graph_qwen17b_think_recompare_staged"]
 COMMON = ["--skip-verl-check", "--skip-preflight"]
+GRAPH_MODELS = {
+    "RLIF_GRAPH_MODEL": "Qwen/Qwen3-8B",
+    "RLIF_GRAPH_MODEL_QWEN3_8B": "Qwen/Qwen3-8B",
+    "RLIF_GRAPH_MODEL_QWEN25_7B_1M": "Qwen/Qwen2.5-7B-Instruct-1M",
+    "RLIF_GRAPH_MODEL_LLAMA31_8B": "meta-llama/Llama-3.1-8B-Instruct",
+    "RLIF_GRAPH_MODEL_G1_7B": "PKU-ML/G1-7B",
+}
+"""Each graph ``model_setting`` and the architecture of the group's SFT checkpoint it names. The chain resolves on
+run names, before the settings fill the models in."""
+
+
+@pytest.fixture(autouse=True)
+def graph_models(monkeypatch, tmp_path):
+    """The group's SFT checkpoints as folders holding only their config.json; the Qwen3-8B arm a Hub id."""
+    for key, architecture in GRAPH_MODELS.items():
+        if key == "RLIF_GRAPH_MODEL_QWEN3_8B":
+            monkeypatch.setenv(key, architecture)
+            continue
+        folder = tmp_path / "ckpt" / key.lower()
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps(BUILTIN_CONFIGS[architecture]), encoding="utf-8")
+        monkeypatch.setenv(key, str(folder))
 
 
 def write_result(root: Path, run: str, step: int, value: float, seed: int = 0) -> None:
@@ -186,6 +209,27 @@ def test_the_whole_chain_resolves_in_order(tmp_path, capsys):
     assert "+data.rlif_sampler.name=reward_curriculum" in script
     assert "+reward.custom_reward_function.reward_kwargs.graph_reward=binary_format_repeat" in script
     assert "reward.reward_manager.name=remote" in script
+    # each base starts from its own setting's checkpoint (a path) or Hub id (the instruct variant)
+    assert "\nhub_model Qwen/Qwen3-8B\n" in script
+    g1 = (out / "graph_g1_7b_best.sh").read_text(encoding="utf-8")
+    assert f"{tmp_path}/ckpt/rlif_graph_model_g1_7b" in g1 and "PKU-ML/G1-7B" not in g1
+    assert "6np_60000/train_mixed.parquet" in g1
+
+
+def test_chain_runs_wait_for_their_model_setting(tmp_path, capsys, monkeypatch):
+    """Unset, a plain generation leaves the graph runs out (one line per setting) and writes the rest; naming a
+    graph stage stops on that line."""
+    for key in GRAPH_MODELS:
+        monkeypatch.delenv(key)
+    code, out = generate(tmp_path, tmp_path / "no-results")
+    assert code == 0
+    text = capsys.readouterr().out
+    lines = [line for line in text.splitlines() if line.startswith("model: skipped: RLIF_GRAPH_MODEL is not set")]
+    assert len(lines) == 1 and V45 in lines[0] and "graph_sft6np_smoke_mixed" in lines[0]
+    written = {p.stem for p in out.glob("*.sh")}
+    assert "slurm_qwen8b_think_if80000_grpo" in written and not any(n.startswith("graph_") for n in written)
+    code, _ = generate(tmp_path, tmp_path / "no-results", "--stage", "graph_volume")
+    assert code == 1 and "error: RLIF_GRAPH_MODEL is not set" in capsys.readouterr().out
 
 
 # ---- syntax --------------------------------------------------------------------------------------------------------
@@ -273,6 +317,8 @@ def test_a_winner_without_the_setting_is_an_error(tmp_path, capsys):
     )
 
 
-def test_the_repository_has_no_results_so_chained_scripts_are_not_committed():
-    assert not (REPO_ROOT / "recipe" / "rlif" / f"{CURRICULUM}.sh").exists()
-    assert (REPO_ROOT / "recipe" / "rlif" / f"{V45}.sh").exists()
+def test_no_graph_script_is_committed():
+    """Chained scripts wait for results, and every graph run holds a checkpoint path of one machine."""
+    committed = {p.name for p in (REPO_ROOT / "recipe" / "rlif").rglob("graph_*.sh")}
+    assert committed == set()
+    assert (REPO_ROOT / "recipe" / "rlif" / "slurm_qwen8b_think_if80000_grpo.sh").exists()

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from synthetic_evals import graph_records, write_evaluation
 
+from rlif.eval.intervals import Interval
 from rlif.report.cli import main
-from rlif.report.decisions import runs_decision
-from rlif.report.page import Column, best_of, metric_order
+from rlif.report.decisions import DecisionRow, MetricCell, StageDecision, runs_decision
+from rlif.report.page import Column, best_of, decision_table, metric_order
 from rlif.report.runs import load_runs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -122,3 +123,24 @@ def test_full_table_order_and_equal_rows() -> None:
         "logicif/pass@10",
     ]
     assert best_of("x/acc", [Column("a", {"x/acc": 0.0}), Column("b", {"x/acc": 0.0})]) == (set(), "all equal")
+
+
+def test_each_criterion_metric_shows_its_truncation_rate_beside_it() -> None:
+    cell = MetricCell(Interval(0.5, 0.4, 0.6, 10), 80, (0.5,), truncated=0.125)
+    unrecorded = MetricCell(Interval(0.3, 0.2, 0.4, 10), 80, (0.3,))
+    decision = StageDecision(
+        "s2",
+        "s1",
+        "logicif/question_both_acc",
+        ("logicif/question_both_acc",),
+        "the first listed run",
+        20,
+        (
+            DecisionRow("a", ("a",), {"logicif/question_both_acc": cell}, None, "chosen"),
+            DecisionRow("b", ("b",), {"logicif/question_both_acc": unrecorded}, (-0.2, -0.3, -0.1), "behind"),
+        ),
+        "a wins",
+    )
+    rows = _cells(decision_table(decision), "decision-s2")
+    assert rows["a"]["truncated"] == "0.1250" and rows["b"]["truncated"] == "-"
+    assert "<th>truncated</th>" in decision_table(decision)

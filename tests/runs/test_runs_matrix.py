@@ -198,12 +198,13 @@ def test_duplicate_run_names(tmp_path):
 
 def test_graph_runs_share_the_graph_group(matrix):
     graph_runs = [r for r in matrix.runs if r.stage.startswith("graph_")]
-    assert len(graph_runs) == 15
+    assert len(graph_runs) == 17
     assert all(matrix.group_of[r.name] == "graph" for r in graph_runs)
     for run in graph_runs:
+        build = "6np_756" if run.stage == "graph_smoke" else "6np_45000"  # the smoke pair needs only its own build
         assert run.val_files == (
-            "verl_data/graph/6np_45000/val_easy.parquet",
-            "verl_data/graph/6np_45000/val_hard.parquet",
+            f"verl_data/graph/{build}/val_easy.parquet",
+            f"verl_data/graph/{build}/val_hard.parquet",
         ), run.name
         assert (run.train.max_prompt_length, run.train.sequence_parallel) == (5120, 4), run.name
         assert run.plan.mean_prompt_tokens == 2048, run.name
