@@ -10,8 +10,9 @@ Two places call it:
   columns and rows, and its first rows validate; the model resolves to a local directory or a Hub-cache snapshot.
 - every job, on every node, before Ray starts (``python -m rlif.preflight job ...`` in the generated script): data,
   model snapshot (the job runs with ``HF_HUB_OFFLINE=1``, so nothing may need the network), GPU count and memory,
-  free disk for the next checkpoint, and the pinned package versions. On success it prints the resolved model
-  directory on stdout (the script trains from it), and one summary line per node on stderr.
+  NVIDIA driver version, free disk for the checkpoints an attempt holds at once, and the pinned package versions. On
+  success it prints the resolved model directory on stdout (the script trains from it), and one summary line per
+  node on stderr.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ parameter (``save_contents`` model + optimizer; the extra state is small)."""
 
 CHECKPOINT_BYTES_PER_PARAM_LORA = 4
 """With LoRA the optimizer state is the adapters' only; the saved fp32 model weights dominate."""
+
+
+MIN_DRIVER_MAJOR = 580
+"""The CUDA 13 builds of torch and vLLM the recipes pin need an NVIDIA driver of branch 580 or newer; an older
+driver fails inside a Ray worker at the first CUDA call, minutes into the job."""
 
 
 class PreflightError(ValueError):
@@ -242,9 +248,13 @@ class Gpu:
     name: str
     total_mib: float
     used_mib: float
+    driver: str = ""
 
 
-NVIDIA_SMI_QUERY = ["--query-gpu=index,uuid,name,memory.total,memory.used", "--format=csv,noheader,nounits"]
+NVIDIA_SMI_QUERY = [
+    "--query-gpu=index,uuid,name,memory.total,memory.used,driver_version",
+    "--format=csv,noheader,nounits",
+]
 
 
 def query_gpus(environ: Mapping[str, str]) -> list[Gpu]:
@@ -270,7 +280,7 @@ def query_gpus(environ: Mapping[str, str]) -> list[Gpu]:
     for line in proc.stdout.strip().splitlines():
         fields = [f.strip() for f in line.split(",")]
         try:
-            gpus.append(Gpu(fields[0], fields[1], fields[2], float(fields[3]), float(fields[4])))
+            gpus.append(Gpu(fields[0], fields[1], fields[2], float(fields[3]), float(fields[4]), fields[5]))
         except (IndexError, ValueError):
             raise ValueError(f"nvidia-smi printed an unexpected line: {line!r}") from None
     visible = environ.get("CUDA_VISIBLE_DEVICES")
@@ -302,6 +312,20 @@ def gpu_problems(gpus: Sequence[Gpu], need: int, memory_gib: float) -> list[str]
     return problems
 
 
+def driver_problem(gpus: Sequence[Gpu]) -> str:
+    """The node's NVIDIA driver is older than the CUDA 13 stack needs (empty when it is new enough)."""
+    for gpu in gpus:
+        match = re.match(r"(\d+)", gpu.driver)
+        if match is None:
+            return f"NVIDIA driver: nvidia-smi reports version {gpu.driver!r}, need {MIN_DRIVER_MAJOR} or newer"
+        if int(match[1]) < MIN_DRIVER_MAJOR:
+            return (
+                f"NVIDIA driver {gpu.driver} on this node; the pinned CUDA 13 torch/vLLM need {MIN_DRIVER_MAJOR} or "
+                "newer (ask for nodes with a newer driver, or a partition that has them)"
+            )
+    return ""
+
+
 def checkpoint_bytes(params: int, lora_rank: int) -> int:
     """Size of one checkpoint verl saves for a model of ``params`` parameters."""
     per_param = CHECKPOINT_BYTES_PER_PARAM_LORA if lora_rank > 0 else CHECKPOINT_BYTES_PER_PARAM
@@ -316,13 +340,18 @@ def free_bytes(directory: Path) -> tuple[Path, int]:
     return probe, shutil.disk_usage(probe).free
 
 
-def disk_problem(directory: Path, need_bytes: int) -> str:
-    """Not enough free space on ``directory``'s file system for one more checkpoint (empty when there is)."""
+def disk_problem(directory: Path, one_bytes: int, count: int = 1) -> str:
+    """Not enough free space on ``directory``'s file system for the ``count`` checkpoints of ``one_bytes`` each
+    that this job attempt may hold at once (empty when there is). verl writes the next checkpoint before it deletes
+    the oldest beyond ``max_ckpt_to_keep``, and never deletes an earlier attempt's, so an attempt needs keep + 1
+    checkpoints' room of its own."""
     probe, free = free_bytes(directory)
+    need_bytes = one_bytes * count
     if free < need_bytes:
         return (
-            f"checkpoints: {free / 2**30:.1f} GiB free on {probe}, the next checkpoint needs "
-            f"{need_bytes / 2**30:.1f} GiB (free space there, or lower train.max_ckpt_to_keep)"
+            f"checkpoints: {free / 2**30:.1f} GiB free on {probe}, {count} checkpoint(s) of "
+            f"{one_bytes / 2**30:.1f} GiB need {need_bytes / 2**30:.1f} GiB (train.max_ckpt_to_keep kept + the next; "
+            "free space there, or lower train.max_ckpt_to_keep)"
         )
     return ""
 
@@ -414,6 +443,7 @@ class JobRequest:
         gpu_memory_gb: planned memory of one GPU (GiB).
         checkpoint_dir: where checkpoints go.
         checkpoint_gib: size of one checkpoint (0: no disk check).
+        checkpoints: checkpoints the job attempt may hold at once (``rlif.runs.planner.checkpoints_on_disk``).
         check_versions: compare the pinned packages.
     """
 
@@ -424,6 +454,7 @@ class JobRequest:
     checkpoint_dir: Path
     checkpoint_gib: float
     check_versions: bool
+    checkpoints: int = 1
 
 
 def job_preflight(request: JobRequest, environ: Mapping[str, str]) -> tuple[Path, str]:
@@ -446,16 +477,19 @@ def job_preflight(request: JobRequest, environ: Mapping[str, str]) -> tuple[Path
         try:
             gpus = query_gpus(environ)
             failures += gpu_problems(gpus, request.gpus, request.gpu_memory_gb)
+            failures += [line for line in (driver_problem(gpus),) if line]
             if gpus:
-                summary.append(f"{len(gpus)} x {gpus[0].name} ({gpus[0].total_mib / 1024:.1f} GiB)")
+                summary.append(
+                    f"{len(gpus)} x {gpus[0].name} ({gpus[0].total_mib / 1024:.1f} GiB, driver {gpus[0].driver})"
+                )
         except ValueError as err:
             failures.append(str(err))
     if request.checkpoint_gib > 0:
-        problem = disk_problem(request.checkpoint_dir, int(request.checkpoint_gib * 2**30))
+        problem = disk_problem(request.checkpoint_dir, int(request.checkpoint_gib * 2**30), request.checkpoints)
         if problem:
             failures.append(problem)
         free = free_bytes(request.checkpoint_dir)[1] / 2**30
-        summary.append(f"{free:.0f} GiB free for {request.checkpoint_gib:.0f} GiB checkpoints")
+        summary.append(f"{free:.0f} GiB free for {request.checkpoints} x {request.checkpoint_gib:.0f} GiB checkpoints")
     if request.check_versions:
         pins = pinned_versions()
         failures += version_problems(pins)
@@ -478,6 +512,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     job.add_argument("--gpu-memory-gb", type=float, default=0.0, help="planned GiB per GPU (default: %(default)s)")
     job.add_argument("--checkpoint-dir", type=Path, required=True)
     job.add_argument("--checkpoint-gib", type=float, default=0.0, help="one checkpoint's size (default: %(default)s)")
+    job.add_argument(
+        "--checkpoints", type=int, default=1, help="checkpoints held at once: kept + the next (default: %(default)s)"
+    )
     job.add_argument("--check-versions", action="store_true", help="compare verl/vLLM/flash-attn with the pins")
     sub.add_parser("versions", help="compare this environment's verl, vLLM and flash-attn with pyproject.toml's pins")
     args = parser.parse_args(argv)
@@ -497,6 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         checkpoint_dir=args.checkpoint_dir,
         checkpoint_gib=args.checkpoint_gib,
         check_versions=args.check_versions,
+        checkpoints=args.checkpoints,
     )
     host = socket.gethostname()
     try:

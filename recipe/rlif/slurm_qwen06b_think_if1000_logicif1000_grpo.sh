@@ -22,7 +22,7 @@ RUN_NAME=slurm_qwen06b_think_if1000_logicif1000_grpo
 RUN_PROJECT=rlif
 NNODES=1
 GPUS_PER_NODE=8
-PREFLIGHT_OPTIONS=(--gpus 8 --gpu-memory-gb 80 --checkpoint-gib 6.7 --check-versions)
+PREFLIGHT_OPTIONS=(--gpus 8 --gpu-memory-gb 80 --checkpoint-gib 6.7 --checkpoints 3 --check-versions)
 
 LAUNCHER="${SLURM_SUBMIT_DIR:-$PWD}/scripts/slurm_launch.sh"
 [[ -f "$LAUNCHER" ]] || { echo "error: submit from the rlif repository root (no $LAUNCHER)" >&2; exit 2; }
@@ -69,11 +69,12 @@ OVERRIDES=(
     actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=30720
     'actor_rollout_ref.rollout.val_kwargs={temperature:0.6,top_p:0.95,top_k:20,n:1}'
     actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=30720
-    actor_rollout_ref.ref.fsdp_config.param_offload=true
     reward.reward_manager.name=naive
     reward.num_workers=8
     trainer.v1.sampler.custom_sampler.name=RewardFeedbackReplayBuffer
     trainer.v1.trainer_mode=sync
+    +trainer.v1.sampler.sampler_kwargs.rlif_overlong=mask
+    +trainer.v1.sampler.sampler_kwargs.rlif_max_response_length=8192
     'trainer.logger=[console,wandb,file]'
     trainer.project_name=rlif
     trainer.experiment_name=slurm_qwen06b_think_if1000_logicif1000_grpo

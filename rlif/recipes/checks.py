@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rlif.runs.problems import Problem
 from rlif.runs.spec import RunSpec
+from rlif.verl_glue.buffer_options import OVERLONG_MODES
 from rlif.verl_glue.overrides import TRAINERS, Override, override_problems, world_size
 
 _SLURM_TIME = re.compile(r"^(\d+-)?\d{1,2}(:\d{2}){0,2}$")
@@ -88,6 +89,45 @@ def check_judge(run: RunSpec, overrides: list[Override]) -> list[Problem]:
             )
         )
     return problems
+
+
+ROLLOUT_CORRECTION = "algorithm.rollout_correction."
+"""verl 0.9.1's rollout correction (``trainer/config/algorithm/rollout_correction.yaml``): importance weights
+(``rollout_is``: token or sequence), rejection sampling (``rollout_rs``) or bypass mode (``bypass_mode: true``, the
+rollout's log-probs as the PPO anchor). All are off by default."""
+
+
+def rollout_correction_set(overrides: list[Override]) -> bool:
+    """Whether the overrides switch on one of verl's rollout corrections: ``rollout_is`` or ``rollout_rs`` not null,
+    or ``bypass_mode`` true (the last override of a key wins, as in Hydra)."""
+    values = {
+        o.key[len(ROLLOUT_CORRECTION) :]: o.value.strip().lower()
+        for o in overrides
+        if o.key.startswith(ROLLOUT_CORRECTION)
+    }
+    off = {"", "null", "none", "~"}
+    return (
+        values.get("rollout_is", "null") not in off
+        or values.get("rollout_rs", "null") not in off
+        or values.get("bypass_mode", "false") == "true"
+    )
+
+
+def check_async(run: RunSpec, overrides: list[Override]) -> list[Problem]:
+    """``v1_colocate_async`` resumes partial rollouts under newer weights, so a trajectory mixes policy versions and
+    the update is off-policy by up to ``max_off_policy_threshold`` steps; verl corrects that only when one of its
+    rollout corrections is on, and none is by default."""
+    if run.train.trainer != "v1_colocate_async" or rollout_correction_set(overrides):
+        return []
+    return [
+        Problem(
+            run.name,
+            "train.trainer",
+            "v1_colocate_async trains on partial rollouts resumed under newer weights: set verl's rollout correction "
+            "in extra_overrides (algorithm.rollout_correction.rollout_is=token or sequence, rollout_rs=..., or "
+            "bypass_mode=true), or use v1_sync",
+        )
+    ]
 
 
 def check_sampler(run: RunSpec) -> list[Problem]:
@@ -194,12 +234,28 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
             "train.micro_batch_per_gpu",
             f"{t.micro_batch_per_gpu} does not divide the {per_rank} responses each rank gets per mini-batch",
         )
-    need(t.save_freq == -1 or t.save_freq >= 1, "train.save_freq", "must be >= 1 or -1 (never)")
+    need(t.save_freq >= -1, "train.save_freq", "must be >= 1, 0 (the planner's, from max_lost_hours) or -1 (never)")
+    need(t.max_lost_hours > 0, "train.max_lost_hours", f"must be > 0 hours, got {t.max_lost_hours}")
+    need(t.save_freq != 0 or not run.cpu_mode, "train.save_freq", "a CPU-mode run is not planned: give a number")
     need(t.max_ckpt_to_keep >= 0, "train.max_ckpt_to_keep", "must be >= 0 (0 keeps every checkpoint)")
     need(t.test_freq == -1 or t.test_freq >= 1, "train.test_freq", "must be >= 1 or -1 (never)")
     need(t.lora_rank >= 0, "train.lora_rank", "must be >= 0")
     need(0.0 < t.gpu_memory_utilization < 1.0, "train.gpu_memory_utilization", "must be in (0, 1)")
     need(t.trainer in TRAINERS, "train.trainer", f"{t.trainer!r} is not one of {sorted(TRAINERS)}")
+    need(t.overlong in OVERLONG_MODES, "train.overlong", f"{t.overlong!r} is not one of {list(OVERLONG_MODES)}")
+    need(
+        t.overlong == "none" or t.trainer != "legacy",
+        "train.overlong",
+        f"{t.overlong} needs a V1 trainer (v1_sync or v1_colocate_async): rlif applies it in its V1 replay buffer "
+        "before advantages, and the legacy trainer has none; set train.overlong: none or another trainer",
+    )
+    if t.overlong == "soft_punish":
+        need(
+            0 < t.overlong_buffer_tokens < t.max_response_length,
+            "train.overlong_buffer_tokens",
+            f"{t.overlong_buffer_tokens} must be in (0, max_response_length {t.max_response_length})",
+        )
+        need(t.overlong_penalty > 0, "train.overlong_penalty", f"must be > 0, got {t.overlong_penalty}")
     need(run.val_sampling.temperature > 0, "validation", "temperature must be > 0 (sampled validation)")
     return problems
 
@@ -281,6 +337,7 @@ def check_run(run: RunSpec, overrides: list[Override]) -> list[Problem]:
         check_overrides(run, overrides)
         + check_reward(run)
         + check_judge(run, overrides)
+        + check_async(run, overrides)
         + check_sampler(run)
         + check_batches(run, nnodes, gpus)
         + check_slurm(run)

@@ -79,15 +79,19 @@ def render_script(
 def preflight_options(run: RunSpec) -> str:
     """The node requirements the job's ``python -m rlif.preflight job`` step checks: GPUs per node and their
     planned memory, one checkpoint's size (``rlif.preflight.checkpoint_bytes`` of the planner's parameter count) and
-    the pinned package versions. GPUs are those training sees (a judge server's are hidden from its steps). The CPU
-    test variant has no GPUs and runs on vLLM's CPU build, so it checks data and model only."""
+    how many an attempt holds at once (``rlif.runs.planner.checkpoints_on_disk``), and the pinned package versions.
+    GPUs are those training sees (a judge server's are hidden from its steps). The CPU test variant has no GPUs and
+    runs on vLLM's CPU build, so it checks data and model only."""
     from rlif.preflight import checkpoint_bytes
+    from rlif.runs.planner import checkpoints_on_disk, plan_run
     from rlif.runs.shapes import model_shape
 
     if run.cpu_mode:
         return "--gpus 0"
     gib = checkpoint_bytes(model_shape(run.model).params, run.train.lora_rank) / 2**30
+    plan = plan_run(run, Path(__file__).resolve().parents[2])
+    count = checkpoints_on_disk(run, plan.steps, plan.save_freq)
     return (
         f"--gpus {run.slurm.gpus_per_node - run.judge.gpus} --gpu-memory-gb {run.slurm.gpu_memory_gb:g} "
-        f"--checkpoint-gib {gib:.1f} --check-versions"
+        f"--checkpoint-gib {gib:.1f} --checkpoints {count} --check-versions"
     )

@@ -8,6 +8,7 @@ is arithmetic: no torch, no verl.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -56,6 +57,8 @@ class RunPlan:
         assumed: the matrix's assumed lengths, shown beside measured ones.
         fast: the step time at the fast end of the assumptions.
         slow: the step time at the slow end.
+        save_freq: steps between checkpoints: the matrix's, or where it says 0 the planner's
+            (``auto_save_freq``); -1 never saves.
         problems: (key, message) pairs: what does not fit or cannot run, with the knob that fixes it.
         judge_gpus: GPUs the job holds for its judge server (``judge.gpus``): not in ``world``, in the GPU-hours.
     """
@@ -77,6 +80,7 @@ class RunPlan:
     assumed: Lengths
     fast: StepTime
     slow: StepTime
+    save_freq: int = -1
     problems: tuple[tuple[str, str], ...] = field(default=())
     judge_gpus: int = 0
 
@@ -217,6 +221,12 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
     lengths = assumed if probe is None else probe.lengths_for(run)
     val_rows = training_rows(run.val_files, root)
     known = {"kv_tokens": kv_tokens, "ref_budget": ref, "lengths": lengths, "val_rows": val_rows, "steps": steps}
+    save_freq = t.save_freq
+    if save_freq == 0:
+        # the checkpoint's own time is left out of the step it sizes (it is a few per cent of a step)
+        bare = step_time(run, shape, world, a=SLOW, **known)
+        save_freq = auto_save_freq(bare.seconds, t.max_lost_hours)
+        run = dataclasses.replace(run, train=dataclasses.replace(t, save_freq=save_freq))
     fast, slow = (step_time(run, shape, world, a=a, **known) for a in (FAST, SLOW))
     return RunPlan(
         run=run.name,
@@ -236,9 +246,42 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
         assumed=assumed,
         fast=fast,
         slow=slow,
+        save_freq=save_freq,
         problems=tuple(problems),
         judge_gpus=run.judge.gpus,
     )  # fmt: skip
+
+
+def auto_save_freq(step_seconds: float, max_lost_hours: float) -> int:
+    """Steps between checkpoints such that a requeue redoes at most ``max_lost_hours`` of wall time at the slow end
+    of the step time: max(1, floor(max_lost_hours / step hours)). verl 0.9.1's V1 trainer saves nothing before a
+    time limit, so this interval is all that bounds the loss."""
+    return max(1, math.floor(max_lost_hours * 3600 / step_seconds))
+
+
+def run_save_freq(run: RunSpec, root: Path | None = None) -> int:
+    """``train.save_freq`` as verl gets it: the matrix's number, or the planner's where it says 0.
+
+    Raises:
+        ValueError: the run leaves it to the planner and the model's architecture cannot be found.
+    """
+    if run.train.save_freq != 0:
+        return run.train.save_freq
+    return plan_run(run, root or Path(__file__).resolve().parents[2]).save_freq
+
+
+def checkpoints_on_disk(run: RunSpec, steps: int | None, save_freq: int) -> int:
+    """Checkpoints one job attempt may hold at once: verl writes the next before it deletes the oldest beyond
+    ``max_ckpt_to_keep``, so keep + 1; with keep 0 (keep all) every save of the run, the last step's included (one
+    when the step count is unknown); none when the run never saves."""
+    keep = run.train.max_ckpt_to_keep
+    if save_freq < 0:
+        return 0
+    if keep > 0:
+        return keep + 1
+    if steps is None:
+        return 1
+    return steps // save_freq + (1 if steps % save_freq else 0)
 
 
 def _steps(run: RunSpec, rows: int | None) -> tuple[int | None, float | None]:

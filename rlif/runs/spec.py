@@ -79,7 +79,6 @@ class TrainSpec:
         sequence_parallel: Ulysses sequence-parallel size of actor and reference; attention and KV heads must
             divide by it.
         actor_offload: offload actor parameters and optimizer state to CPU outside the actor's own passes.
-        ref_offload: offload reference parameters to CPU.
         gradient_checkpointing: activation checkpointing of the actor (recompute each decoder layer in backward).
         fused_kernels: verl's fused lm_head + log-prob + entropy kernels, which never build the full
             tokens x vocabulary logits.
@@ -91,7 +90,10 @@ class TrainSpec:
         kl_loss_type: verl's KL estimator name.
         entropy_coeff: entropy bonus.
         save_freq: checkpoint every this many steps; bounds the work a time-limit requeue loses (verl 0.9.1's V1
-            trainer saves only on this schedule and at the last step).
+            trainer saves only on this schedule and at the last step). 0 lets the run planner size it from
+            ``max_lost_hours`` (``rlif.runs.planner.auto_save_freq``); -1 never saves.
+        max_lost_hours: with ``save_freq: 0``, the wall time a requeue or node failure may redo at most: the
+            planner saves every max(1, floor(max_lost_hours / slow-end step hours)) steps.
         max_ckpt_to_keep: checkpoints kept per job attempt (``trainer.max_actor_ckpt_to_keep``; 0 keeps all).
         test_freq: validate every this many steps.
         val_before_train: validate once before step 1.
@@ -100,6 +102,14 @@ class TrainSpec:
             advantage) is dropped from the step's batch and replaced by newly generated prompts, in rlif's replay
             buffer (``rlif.verl_glue.v1_feedback``; verl's own ``algorithm.filter_groups`` is skipped when a custom
             replay buffer is set). The sampling policy still sees the dropped prompts' rewards. V1 trainers only.
+        overlong: what a truncated response (one that reached ``max_response_length``) does to the loss, in rlif's
+            V1 replay buffer before advantages, for every reward manager: ``none`` (its reward as scored, usually 0),
+            ``soft_punish`` (DAPO's soft overlong punishment: the reward falls linearly by up to ``overlong_penalty``
+            over the last ``overlong_buffer_tokens`` of the cap, applied to every response that long) or ``mask``
+            (truncated responses leave the loss and their group's statistics, DAPO's overlong filtering). The
+            sampling policy reads the scores before either.
+        overlong_buffer_tokens: DAPO's ``overlong_buffer.len``: the punishment starts this many tokens before the cap.
+        overlong_penalty: DAPO's ``overlong_buffer.penalty_factor``: the punishment at the cap.
         trainer: which verl 0.9.1 trainer runs: ``v1_sync`` (the V1 trainer, verl's default), ``v1_colocate_async``
             (V1; rollout of the next batch overlaps with training, so the sampling feedback arrives about one batch
             late) or ``legacy`` (verl's deprecated pre-V1 trainer, which works without V1 and TransferQueue).
@@ -124,7 +134,6 @@ class TrainSpec:
     temperature: float
     sequence_parallel: int
     actor_offload: bool
-    ref_offload: bool
     gradient_checkpointing: bool
     fused_kernels: bool
     entropy_chunking: bool
@@ -135,11 +144,15 @@ class TrainSpec:
     kl_loss_type: str
     entropy_coeff: float
     save_freq: int
+    max_lost_hours: float
     max_ckpt_to_keep: int
     test_freq: int
     val_before_train: bool
     logger: tuple[str, ...]
     drop_tied_groups: bool
+    overlong: str
+    overlong_buffer_tokens: int
+    overlong_penalty: float
     trainer: str
 
 
@@ -703,6 +716,12 @@ def build_run(raw: Mapping[str, Any], where: str) -> RunSpec:
 RENAMED = {"train.trainer_mode": "train.trainer: v1_sync, v1_colocate_async or legacy"}
 """Run settings that were renamed, with what replaces them, so that an old matrix fails naming the new setting."""
 
+REMOVED = {
+    "train.ref_offload": "nothing replaces it: verl 0.9.1 streams every forward-only FSDP2 engine (the reference) "
+    "from pinned host memory whatever ref.fsdp_config.param_offload says, so the knob did nothing; delete the key",
+}
+"""Run settings that were removed, with why, so that an old matrix fails saying what to do instead."""
+
 
 def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
     if not isinstance(raw, Mapping):
@@ -713,6 +732,8 @@ def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
     for key in unknown:
         if prefix + key in RENAMED:
             raise ValueError(f"{where}: {prefix + key} is now {RENAMED[prefix + key]}")
+        if prefix + key in REMOVED:
+            raise ValueError(f"{where}: {prefix + key} was removed; {REMOVED[prefix + key]}")
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {[prefix + k for k in unknown]}; allowed: {sorted(names)}")
     values: dict[str, Any] = {}

@@ -200,7 +200,8 @@ def overhead_parts(
         moved += 2 * 4 * per_gpu + 2 * 12 * per_gpu + 2 * 4 * per_gpu
     if t.use_kl_loss and t.lora_rank == 0:
         micro_batches = math.ceil(tokens / world / max(ref_budget, 1))
-        moved += micro_batches * 4 * per_gpu  # verl gives forward-only engines a pinned-host fp32 offload policy
+        # verl gives forward-only engines a pinned-host offload policy; rlif loads the reference in bf16
+        moved += micro_batches * 2 * per_gpu
     sync = 2 * shape.params / t.rollout_tp / (a.weight_sync_gb_per_s * 1e9)
     return {
         "offload traffic": moved / (a.host_gb_per_s * 1e9),

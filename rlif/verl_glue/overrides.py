@@ -24,7 +24,13 @@ from typing import Any
 
 from rewards import reward_options
 from rlif.runs.spec import RunSpec
-from rlif.verl_glue.buffer_options import DROP_TIED_GROUPS_KEY
+from rlif.verl_glue.buffer_options import (
+    DROP_TIED_GROUPS_KEY,
+    MAX_RESPONSE_KEY,
+    OVERLONG_BUFFER_KEY,
+    OVERLONG_KEY,
+    OVERLONG_PENALTY_KEY,
+)
 
 TRAINERS: dict[str, tuple[tuple[str, str], ...]] = {
     "v1_sync": (
@@ -50,7 +56,10 @@ PLUS_KEYS = (
     re.compile(r"^data\.apply_chat_template_kwargs\.[A-Za-z_]\w*$"),
     re.compile(r"^reward\.custom_reward_function\.reward_kwargs\.(" + "|".join(sorted(REWARD_KWARGS)) + r")$"),
     re.compile(r"^data\.rlif_sampler\.(name|params|seed|on_data_change|feedback_dir)$"),
-    re.compile(r"^trainer\.v1\.sampler\.sampler_kwargs\.rlif_drop_tied_groups$"),
+    re.compile(
+        r"^trainer\.v1\.sampler\.sampler_kwargs\.rlif_(drop_tied_groups|overlong|overlong_buffer|overlong_penalty"
+        r"|max_response_length)$"
+    ),
 )
 """The only ``+`` (added) keys a run may carry: chat-template kwargs, rlif's reward options, sampler and replay-buffer
 options."""
@@ -197,6 +206,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ValueError: a reward or sampler value that cannot be written as an override.
     """
     from rlif.runs.memory import token_budgets
+    from rlif.runs.planner import run_save_freq
 
     t = run.train
     actor_budget, log_prob_budget, ref_budget = token_budgets(run)
@@ -264,7 +274,6 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ),
         # reference
         ("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", ref_budget),
-        ("actor_rollout_ref.ref.fsdp_config.param_offload", t.ref_offload),
         # reward
         ("reward.reward_manager.name", run.reward.manager),
         ("reward.num_workers", run.reward.num_workers),
@@ -275,6 +284,7 @@ def build_overrides(run: RunSpec) -> list[Override]:
         # which verl trainer, and how the per-step feedback reaches the sampling policy
         *trainer_overrides(t.trainer),
         *drop_tied_groups_overrides(t.drop_tied_groups),
+        *overlong_overrides(run),
         *replicate_overrides(run),
         # trainer
         ("trainer.logger", list(t.logger)),
@@ -286,7 +296,8 @@ def build_overrides(run: RunSpec) -> list[Override]:
         ("trainer.total_epochs", t.total_epochs),
         # null: verl trains steps_per_epoch x total_epochs, so the run ends on its last-step save and validation
         ("trainer.total_training_steps", t.total_training_steps or None),
-        ("trainer.save_freq", t.save_freq),
+        # 0 in the matrix: the planner's interval, so that a requeue redoes at most train.max_lost_hours
+        ("trainer.save_freq", run_save_freq(run)),
         # verl deletes older checkpoints of the same job attempt beyond this many (null: keeps all)
         ("trainer.max_actor_ckpt_to_keep", t.max_ckpt_to_keep or None),
         ("trainer.test_freq", t.test_freq),
@@ -322,6 +333,25 @@ def drop_tied_groups_overrides(enabled: bool) -> list[Override]:
         Override(f"trainer.v1.sampler.sampler_kwargs.{DROP_TIED_GROUPS_KEY}", "true", plus=True),
         Override("data.gen_batch_size", "1"),
     ]
+
+
+def overlong_overrides(run: RunSpec) -> list[Override]:
+    """The replay buffer's overlong handling (``train.overlong``); nothing for ``none`` or the legacy trainer
+    (which the checks refuse with any other mode)."""
+    t = run.train
+    if t.overlong == "none" or t.trainer == "legacy":
+        return []
+    prefix = "trainer.v1.sampler.sampler_kwargs."
+    out = [
+        Override(prefix + OVERLONG_KEY, hydra_value(t.overlong), plus=True),
+        Override(prefix + MAX_RESPONSE_KEY, hydra_value(t.max_response_length), plus=True),
+    ]
+    if t.overlong == "soft_punish":
+        out += [
+            Override(prefix + OVERLONG_BUFFER_KEY, hydra_value(t.overlong_buffer_tokens), plus=True),
+            Override(prefix + OVERLONG_PENALTY_KEY, hydra_value(t.overlong_penalty), plus=True),
+        ]
+    return out
 
 
 def replicate_overrides(run: RunSpec) -> list[Override]:

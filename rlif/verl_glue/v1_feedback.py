@@ -18,6 +18,12 @@ itself from ``trainer.v1.sampler.sampler_kwargs``. The policy still learns from 
 of dropped and surplus prompts are read before verl clears them and given to the policy with the batch's, so a
 policy that reads rewards sees the ties (an all-solved or all-failed pool) and the exposure metrics count them.
 
+With ``train.overlong`` the buffer also decides what a truncated response (one that reached
+``data.max_response_length``) does to the loss, for any reward manager: ``soft_punish`` adds DAPO's soft overlong
+punishment to the trajectory's ``rm_scores`` (``overlong_penalty``), ``mask`` takes truncated responses out of the
+batch as ``drop_no_verdict`` does with unjudged ones (``mask_truncated``). Both act after the records are read, so
+the sampling policy learns from the unpenalised scores; tied groups are judged on those too.
+
 This module is the only one that imports verl's V1 package (``verl.trainer.ppo.v1``) and TransferQueue: the V1
 trainer and TransferQueue change between verl versions and are gone on verl's ``neo`` branch, so the reward entry
 and the dataset (``rlif.verl_glue.hooks``) must import without them; the legacy trainer gets the same feedback
@@ -27,11 +33,18 @@ through ``PolicySampledDataset.on_batch_end``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
 
-from rlif.verl_glue.buffer_options import DROP_TIED_GROUPS_KEY
+from rlif.verl_glue.buffer_options import (
+    DROP_TIED_GROUPS_KEY,
+    MAX_RESPONSE_KEY,
+    OVERLONG_BUFFER_KEY,
+    OVERLONG_KEY,
+    OVERLONG_PENALTY_KEY,
+)
 from rlif.verl_glue.hooks import (
     EXPOSURE_KEY,
     INTERVAL_KEY,
@@ -43,7 +56,47 @@ from rlif.verl_glue.hooks import (
 )
 from samplers import Record
 
-__all__ = ["AsyncRewardFeedbackReplayBuffer", "RewardFeedbackReplayBuffer", "drop_no_verdict", "read_records"]
+__all__ = [
+    "AsyncRewardFeedbackReplayBuffer",
+    "OverlongOptions",
+    "RewardFeedbackReplayBuffer",
+    "apply_overlong",
+    "drop_no_verdict",
+    "read_records",
+    "soft_overlong_penalty",
+]
+
+
+@dataclass(frozen=True)
+class OverlongOptions:
+    """What a truncated response does to the loss (a run's ``train.overlong``; ``rlif.verl_glue.buffer_options``).
+
+    Attributes:
+        mode: ``none``, ``soft_punish`` or ``mask``.
+        max_response_length: the cap: a response this long was truncated.
+        buffer_tokens: DAPO's overlong buffer: the punishment starts this many tokens before the cap.
+        penalty: DAPO's penalty factor: the punishment at the cap.
+    """
+
+    mode: str = "none"
+    max_response_length: int = 0
+    buffer_tokens: int = 0
+    penalty: float = 1.0
+
+    @classmethod
+    def from_kwargs(cls, options: Mapping[str, Any]) -> OverlongOptions:
+        """Read the buffer's ``sampler_kwargs``.
+
+        Raises:
+            ValueError: an unknown mode, or a mode without the response cap.
+        """
+        mode = str(options.get(OVERLONG_KEY, "none"))
+        if mode not in ("none", "soft_punish", "mask"):
+            raise ValueError(f"{OVERLONG_KEY} (train.overlong) {mode!r} is not one of none, soft_punish, mask")
+        cap = int(options.get(MAX_RESPONSE_KEY, 0))
+        if mode != "none" and cap <= 0:
+            raise ValueError(f"{OVERLONG_KEY}={mode} needs {MAX_RESPONSE_KEY} (data.max_response_length)")
+        return cls(mode, cap, int(options.get(OVERLONG_BUFFER_KEY, 0)), float(options.get(OVERLONG_PENALTY_KEY, 1.0)))
 
 
 class _RewardFeedback:
@@ -66,6 +119,7 @@ class _RewardFeedback:
         self._outside_batch: list[Record] = []
         """Records of generated prompts that verl cleared before they reached a batch (dropped or surplus)."""
         self._groups_outside_batch = 0
+        self.overlong = OverlongOptions.from_kwargs(options)
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def sample(self, global_steps: int, partition_id: str, batch_size: int) -> tuple[Any, dict]:
@@ -75,12 +129,15 @@ class _RewardFeedback:
         dataset = self._train_dataset()
         records, flags = read_records(batch.keys, partition_id)
         batch, records, no_verdict_metrics = drop_no_verdict(batch, records)
+        # after the records are read: the policy learns from the unpenalised scores
+        batch, overlong_metrics = apply_overlong(batch, self.overlong)
         outside, groups = self._outside_batch, self._groups_outside_batch
         self._outside_batch, self._groups_outside_batch = [], 0
         metrics = dict(metrics)
         metrics.update(dataset.feedback(records + outside))
         metrics.update(flags)
         metrics.update(no_verdict_metrics)
+        metrics.update(overlong_metrics)
         if self.drops_tied_groups:
             metrics["sampler/feedback_outside_batch/prompts"] = float(groups)
             metrics["sampler/feedback_outside_batch/responses"] = float(len(outside))
@@ -220,19 +277,13 @@ def drop_no_verdict(batch: Any, records: Sequence[Record]) -> tuple[Any, list[Re
         ``sampler/no_verdict/{rate,dropped_responses,dropped_groups}`` (only when a response of the batch was judged
         by a network verifier, i.e. carried the flag).
     """
-    import transfer_queue as tq
 
     keys = list(batch.keys)
     flags = _flags(keys, batch.partition_id, NO_VERDICT_FLAG)
     if flags is None or all(flag is None for flag in flags):
         return batch, list(records), {}
     unjudged = {key for key, flag in zip(keys, flags, strict=True) if flag}
-    judged_per_group: dict[str, int] = {}
-    for key in keys:
-        judged_per_group.setdefault(key.split("_")[0], 0)
-        judged_per_group[key.split("_")[0]] += key not in unjudged
-    dropped_groups = {uid for uid, judged in judged_per_group.items() if judged < 2}
-    dropped = [key for key in keys if key in unjudged or key.split("_")[0] in dropped_groups]
+    dropped, dropped_groups = _keys_to_drop(keys, unjudged)
     flagged = sum(flag is not None for flag in flags)
     metrics = {
         "sampler/no_verdict/rate": len(unjudged) / flagged,
@@ -241,19 +292,105 @@ def drop_no_verdict(batch: Any, records: Sequence[Record]) -> tuple[Any, list[Re
     }
     if not dropped:
         return batch, list(records), metrics
-    gone = set(dropped)
-    tq.kv_clear(partition_id=batch.partition_id, keys=dropped)
+    trimmed = _without(batch, dropped)
+    judged_records = [record for key, record in zip(keys, records, strict=True) if key not in unjudged]
+    return trimmed, judged_records, metrics
+
+
+def _keys_to_drop(keys: Sequence[str], unwanted: set[str]) -> tuple[list[str], set[str]]:
+    """The keys to take out of a batch for ``unwanted`` samples, and the groups taken out whole: a group left with
+    fewer than two responses leaves entirely (a group statistic of one response would pay it its raw score)."""
+    kept_per_group: dict[str, int] = {}
+    for key in keys:
+        uid = key.split("_")[0]
+        kept_per_group[uid] = kept_per_group.get(uid, 0) + (key not in unwanted)
+    groups = {uid for uid, kept in kept_per_group.items() if kept < 2}
+    return [key for key in keys if key in unwanted or key.split("_")[0] in groups], groups
+
+
+def _without(batch: Any, dropped: Sequence[str]) -> Any:
+    """``batch`` without the ``dropped`` keys, which are cleared from TransferQueue. verl then pads the batch back
+    to its mini-batch multiple with its own no-op samples, as for any short batch."""
+    import transfer_queue as tq
+
+    keys, gone = list(batch.keys), set(dropped)
+    tq.kv_clear(partition_id=batch.partition_id, keys=list(dropped))
     kept = [i for i, key in enumerate(keys) if key not in gone]
     tags = list(batch.tags)
-    trimmed = type(batch)(
+    return type(batch)(
         keys=[keys[i] for i in kept],
         tags=[tags[i] for i in kept] if tags else [],
         partition_id=batch.partition_id,
         fields=batch.fields,
         extra_info=dict(batch.extra_info or {}),
     )
-    judged_records = [record for key, record in zip(keys, records, strict=True) if key not in unjudged]
-    return trimmed, judged_records, metrics
+
+
+def soft_overlong_penalty(length: int, options: OverlongOptions) -> float:
+    """DAPO's soft overlong punishment (verl 0.9.1 ``workers/reward_manager/dapo.py``, Yu et al. 2025,
+    arXiv 2503.14476): 0 up to ``max_response_length - buffer_tokens`` tokens, then falling linearly to
+    ``-penalty`` at the cap: ``min(-(length - expected) / buffer * penalty, 0)``."""
+    expected = options.max_response_length - options.buffer_tokens
+    return min(-(length - expected) / options.buffer_tokens * options.penalty, 0.0)
+
+
+def apply_overlong(batch: Any, options: OverlongOptions) -> tuple[Any, dict[str, float]]:
+    """Apply the run's overlong handling to a sampled batch, before verl computes advantages.
+
+    ``soft_punish`` adds ``soft_overlong_penalty`` to each long trajectory's ``rm_scores`` at its last response
+    token, where the reward managers put the score. ``mask`` takes every truncated response (length >= the cap)
+    out of the batch, and the group with it when fewer than two responses stay (``_keys_to_drop``), so it counts
+    neither in the loss nor in its group's mean and deviation; if that would empty the batch, the batch stays whole.
+
+    Returns:
+        The batch (trimmed under ``mask``) and ``sampler/overlong/*`` metrics: the truncated share, and the mean
+        penalty or the masked responses and groups.
+
+    Raises:
+        RuntimeError: the trajectories carry no ``response_mask``, so no length is known.
+    """
+    if options.mode == "none" or not batch.keys:
+        return batch, {}
+    keys = list(batch.keys)
+    lengths = _response_lengths(keys, batch.partition_id)
+    if lengths is None:
+        raise RuntimeError(f"train.overlong={options.mode} needs each trajectory's response_mask in TransferQueue")
+    cap = options.max_response_length
+    truncated = {key for key, length in zip(keys, lengths, strict=True) if length >= cap}
+    metrics = {"sampler/overlong/truncated_rate": len(truncated) / len(keys)}
+    if options.mode == "soft_punish":
+        penalties = [soft_overlong_penalty(length, options) for length in lengths]
+        metrics["sampler/overlong/mean_penalty"] = sum(penalties) / len(penalties)
+        if any(penalties):
+            _add_to_last_token(keys, batch.partition_id, penalties, lengths)
+        return batch, metrics
+    dropped, groups = _keys_to_drop(keys, truncated)
+    if len(dropped) == len(keys):
+        dropped, groups = [], set()
+    metrics["sampler/overlong/masked_responses"] = float(len(dropped))
+    metrics["sampler/overlong/masked_groups"] = float(len(groups))
+    return (_without(batch, dropped) if dropped else batch), metrics
+
+
+def _add_to_last_token(
+    keys: Sequence[str], partition_id: str, amounts: Sequence[float], lengths: Sequence[int]
+) -> None:
+    """Add ``amounts[i]`` to trajectory i's ``rm_scores`` at its last response token, in TransferQueue."""
+    import transfer_queue as tq
+
+    data = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["rm_scores"])
+    scores = data["rm_scores"]
+    if getattr(scores, "is_nested", False):
+        values, ends = scores.values(), scores.offsets()[1:] - 1
+        for i, amount in enumerate(amounts):
+            if amount:
+                values[int(ends[i])] += amount
+    else:  # a padded tensor or a list of rows, the response left-aligned in each
+        for i, amount in enumerate(amounts):
+            if amount:
+                scores[i][max(lengths[i], 1) - 1] += amount
+    data["rm_scores"] = scores
+    tq.kv_batch_put(keys=list(keys), partition_id=partition_id, fields=data)
 
 
 def _flags(keys: Sequence[str], partition_id: str, flag: str) -> list[float | None] | None:

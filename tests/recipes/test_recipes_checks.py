@@ -86,7 +86,8 @@ def replace(run, **sections):
         ({"train": {"sequence_parallel": 3}}, "train.sequence_parallel"),
         ({"train": {"rollout_tp": 3}}, "train.rollout_tp"),
         ({"train": {"rollout_n": 1}}, "train.rollout_n"),
-        ({"train": {"save_freq": 0}}, "train.save_freq"),
+        ({"train": {"save_freq": -2}}, "train.save_freq"),
+        ({"train": {"max_lost_hours": 0}}, "train.max_lost_hours"),
         ({"train": {"max_ckpt_to_keep": -1}}, "train.max_ckpt_to_keep"),
         ({"slurm": {"gpus_per_node": 6}}, "train.train_batch_size"),
         ({"slurm": {"time": "5 days"}}, "slurm.time"),
@@ -151,3 +152,39 @@ def test_the_judge_family_is_refused_by_the_legacy_trainer_and_needs_its_model(b
     half = replace(base, reward={"kwargs": {"judge_url": kwargs["judge_url"]}})
     assert any("judge_model" in p.message for p in problems_of(half))
     assert not any("judge" in p.message for p in problems_of(replace(base, reward={"kwargs": kwargs})))
+
+
+def test_colocate_async_needs_a_rollout_correction(base):
+    run = replace(base, train={"trainer": "v1_colocate_async"})
+    (problem,) = [p for p in problems_of(run) if p.key == "train.trainer"]
+    assert "algorithm.rollout_correction.rollout_is" in problem.message and "\n" not in problem.message
+    for extra in (
+        ["algorithm.rollout_correction.rollout_is=token"],
+        ["algorithm.rollout_correction.rollout_rs=seq_mean_k1", "algorithm.rollout_correction.rollout_rs_threshold=2"],
+        ["algorithm.rollout_correction.bypass_mode=true"],
+    ):
+        assert not [p for p in problems_of(run, extra) if p.key == "train.trainer"], extra
+    # the last override of a key wins, as in Hydra: switched on, then off again
+    off = ["algorithm.rollout_correction.rollout_is=token", "algorithm.rollout_correction.rollout_is=null"]
+    from rlif.recipes.checks import rollout_correction_set
+
+    assert not rollout_correction_set([parse_override(t) for t in off])
+    assert not [p for p in problems_of(base) if p.key == "train.trainer"]
+
+
+def test_overlong_modes_and_the_trainers_that_cannot_apply_them(base):
+    assert base.train.overlong == "mask"
+    keys = [o.key for o in build_overrides(base)]
+    assert "trainer.v1.sampler.sampler_kwargs.rlif_overlong" in keys
+    assert "trainer.v1.sampler.sampler_kwargs.rlif_max_response_length" in keys
+    legacy = replace(base, train={"trainer": "legacy"})
+    (problem,) = [p for p in problems_of(legacy) if p.key == "train.overlong"]
+    assert problem.message.startswith("mask needs a V1 trainer")
+    assert not [p for p in problems_of(replace(legacy, train={"trainer": "legacy", "overlong": "none"}))]
+    assert "train.overlong" in [p.key for p in problems_of(replace(base, train={"overlong": "cut"}))]
+    soft = replace(base, train={"overlong": "soft_punish", "overlong_buffer_tokens": base.train.max_response_length})
+    assert "train.overlong_buffer_tokens" in [p.key for p in problems_of(soft)]
+    soft = replace(base, train={"overlong": "soft_punish"})
+    assert problems_of(soft) == []
+    assert "trainer.v1.sampler.sampler_kwargs.rlif_overlong_penalty" in [o.key for o in build_overrides(soft)]
+    assert not [o for o in build_overrides(replace(base, train={"overlong": "none"})) if "overlong" in o.key]

@@ -81,7 +81,7 @@ def fake_nvidia_smi(bin_dir: Path, output: str, code: int = 0) -> Path:
     return bin_dir
 
 
-H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1" for i in range(8))
+H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1, 580.82.07" for i in range(8))
 
 
 # ---- data ---------------------------------------------------------------------------------------------------------
@@ -216,12 +216,26 @@ def test_no_driver_is_one_line(tmp_path: Path) -> None:
     assert str(info.value) == f"nvidia-smi failed: {failing}"
 
 
-def test_disk_needs_room_for_the_next_checkpoint(tmp_path: Path) -> None:
+def test_driver_older_than_580_fails_in_one_line(tmp_path: Path) -> None:
+    gpus = query_gpus({"PATH": str(fake_nvidia_smi(tmp_path / "bin", H100))})
+    assert gpus[0].driver == "580.82.07" and preflight.driver_problem(gpus) == ""
+    old = [Gpu("0", "u", "H100", 81559, 0, "570.133.20")]
+    message = preflight.driver_problem(old)
+    assert message.startswith("NVIDIA driver 570.133.20 on this node; the pinned CUDA 13 torch/vLLM need 580")
+    assert "\n" not in message
+    assert "need 580 or newer" in preflight.driver_problem([Gpu("0", "u", "H100", 81559, 0, "[N/A]")])
+
+
+def test_disk_needs_room_for_the_kept_checkpoints_and_the_next(tmp_path: Path) -> None:
     target = tmp_path / "checkpoints" / "rlif" / "run"  # not created yet: its existing parent is measured
     assert preflight.disk_problem(target, 1) == ""
     message = preflight.disk_problem(target, 2**60)
     assert message.startswith("checkpoints: ") and f"free on {tmp_path}," in message
-    assert "the next checkpoint needs 1073741824.0 GiB" in message
+    assert "1 checkpoint(s) of 1073741824.0 GiB need 1073741824.0 GiB" in message
+    free = preflight.free_bytes(target)[1]
+    # one fits, but verl keeps 2 and writes the third before deleting the oldest
+    assert preflight.disk_problem(target, free // 2, 1) == ""
+    assert "3 checkpoint(s)" in preflight.disk_problem(target, free // 2, 3)
 
 
 def test_checkpoint_size_of_qwen3_8b() -> None:
@@ -289,13 +303,16 @@ def test_job_command_on_a_ready_node(tmp_path: Path, data_file: Path) -> None:
         str(tmp_path / "ck"),
         "--checkpoint-gib",
         "1",
+        "--checkpoints",
+        "3",
     ]
     start = time.monotonic()
     proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"{snapshot}\n"
-    assert ": ok: 1 data file(s), 8 x NVIDIA H100 80GB HBM3 (79.6 GiB)" in proc.stderr
-    failing = [*command[:-8], "--gpus", "8", "--checkpoint-dir", str(tmp_path), "--check-versions"]
+    assert ": ok: 1 data file(s), 8 x NVIDIA H100 80GB HBM3 (79.6 GiB, driver 580.82.07)" in proc.stderr
+    assert " GiB free for 3 x 1 GiB checkpoints" in proc.stderr
+    failing = [*command[:-10], "--gpus", "8", "--checkpoint-dir", str(tmp_path), "--check-versions"]
     failing[failing.index("Qwen/Qwen3-0.6B")] = "Qwen/Qwen3-4B"
     proc = subprocess.run(failing, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 1 and proc.stdout == ""

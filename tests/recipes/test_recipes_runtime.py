@@ -26,7 +26,7 @@ from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import build_overrides
 
 SMOKE = "slurm_qwen06b_think_if1000_logicif1000_grpo"
-H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1" for i in range(8))
+H100 = "\n".join(f"{i}, GPU-{i:04d}, NVIDIA H100 80GB HBM3, 81559, 1, 580.82.07" for i in range(8))
 
 STUBS = {
     "srun": """#!/bin/bash

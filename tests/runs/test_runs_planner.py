@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -254,8 +255,10 @@ def test_a_small_kv_pool_runs_the_batch_in_waves(matrix):
 
 def test_overheads_follow_their_settings(matrix):
     run = run_named(matrix, "slurm_qwen8b_think_if80000_grpo")
+    every = plan_run(run, REPO_ROOT).save_freq
+    run = dataclasses.replace(run, train=dataclasses.replace(run.train, save_freq=every))
     base = plan_run(run, REPO_ROOT).slow.parts
-    rarer = dataclasses.replace(run.train, save_freq=2 * run.train.save_freq, test_freq=2 * run.train.test_freq)
+    rarer = dataclasses.replace(run.train, save_freq=2 * every, test_freq=2 * run.train.test_freq)
     parts = plan_run(dataclasses.replace(run, train=rarer), REPO_ROOT).slow.parts
     assert parts["checkpoint (amortised)"] == pytest.approx(base["checkpoint (amortised)"] / 2)
     assert parts["validation (amortised)"] < base["validation (amortised)"]
@@ -267,6 +270,27 @@ def test_overheads_follow_their_settings(matrix):
     never = dataclasses.replace(run.train, save_freq=-1, test_freq=-1)
     parts = plan_run(dataclasses.replace(run, train=never), REPO_ROOT).slow.parts
     assert "checkpoint (amortised)" not in parts and "validation (amortised)" not in parts
+
+
+def test_auto_save_freq_bounds_the_requeue_loss(matrix):
+    """save_freq 0: max(1, floor(max_lost_hours / slow-end step hours)); a number is kept as it is."""
+    from rlif.runs.planner import auto_save_freq, checkpoints_on_disk, run_save_freq
+
+    assert auto_save_freq(20 * 60, 1.0) == 3 and auto_save_freq(54 * 60, 1.0) == 1 and auto_save_freq(7200, 1) == 1
+    run = run_named(matrix, "slurm_qwen8b_think_if80000_grpo")
+    assert run.train.save_freq == 0
+    plan = plan_run(run, REPO_ROOT)
+    bare = plan.slow.seconds - plan.slow.parts["checkpoint (amortised)"]
+    assert plan.save_freq == auto_save_freq(bare, run.train.max_lost_hours) == run_save_freq(run, REPO_ROOT)
+    longer = dataclasses.replace(run, train=dataclasses.replace(run.train, max_lost_hours=10.0))
+    assert plan_run(longer, REPO_ROOT).save_freq == math.floor(10 * 3600 / bare)
+    pinned = dataclasses.replace(run, train=dataclasses.replace(run.train, save_freq=20))
+    assert run_save_freq(pinned) == 20 and plan_run(pinned, REPO_ROOT).save_freq == 20
+    # verl keeps max_ckpt_to_keep and writes the next before deleting the oldest
+    assert checkpoints_on_disk(run, plan.steps, plan.save_freq) == run.train.max_ckpt_to_keep + 1
+    keep_all = dataclasses.replace(run, train=dataclasses.replace(run.train, max_ckpt_to_keep=0))
+    assert checkpoints_on_disk(keep_all, 500, 20) == 25 and checkpoints_on_disk(keep_all, 510, 20) == 26
+    assert checkpoints_on_disk(run, 500, -1) == 0
 
 
 def test_fused_kernel_temporaries_include_the_lm_head_gradient():
@@ -400,10 +424,10 @@ def test_generated_scripts_train_in_fp32_within_their_plan(matrix):
             "slurm_qwen8b_think_if80000_grpo",
             (54.0, 20.4, 16.6, 45.1),
             (20480, 30720, 30720),
-            (26.2, 53.7, 1748, 3581, 3),
+            (26.9, 56.6, 1792, 3774, 3),
         ),
-        ("stage2_qwen17b_think_ema_s1", (54.0, 12.0, 11.2, 20.3), (20480, 30720, 30720), (9.6, 19.7, 637, 1314, 1)),
-        ("graph_qwen8b_think_best", (54.0, 22.4, 18.6, 49.3), (26624, 39936, 39936), (37.4, 71.1, 2494, 4740, 4)),
+        ("stage2_qwen17b_think_ema_s1", (54.0, 12.0, 11.2, 20.3), (20480, 30720, 30720), (9.6, 19.9, 639, 1324, 1)),
+        ("graph_qwen8b_think_best", (54.0, 22.4, 18.6, 49.3), (26624, 39936, 39936), (38.1, 74.0, 2539, 4933, 5)),
     ],
 )
 def test_figures_quoted_in_the_docs(matrix, run_name, passes, budgets, cost):

@@ -38,12 +38,12 @@ def demo(total_steps: int = 2, trainer: str = "v1_sync", matrix_path: Path = MAT
 
 
 def test_a_phase_changes_only_its_steps_and_trainer() -> None:
+    """(and, on the legacy trainer, which has no replay buffer to apply it in, the overlong handling)"""
     run, ours = demo_matrix_run(), demo_run(total_steps=2, trainer="legacy")
-    assert ours.name == EXPERIMENT
+    assert ours.name == EXPERIMENT and ours.train.overlong == "none"
     assert dataclasses.replace(ours, train=run.train) == run
-    assert dataclasses.replace(ours.train, total_training_steps=run.train.total_training_steps, trainer="v1_sync") == (
-        run.train
-    )
+    restored = {"total_training_steps": run.train.total_training_steps, "overlong": run.train.overlong}
+    assert dataclasses.replace(ours.train, trainer="v1_sync", **restored) == run.train
 
 
 def test_the_demo_run_is_the_cpu_run_with_the_settings_its_entry_states() -> None:
@@ -124,6 +124,7 @@ def test_legacy_mode_runs_verl_s_legacy_trainer_with_the_feedback_dir() -> None:
     v1 = demo(total_steps=3)
     legacy_only = {"trainer.use_v1", "data.rlif_sampler.feedback_dir"}
     v1_only = {"trainer.v1.trainer_mode", "trainer.v1.sampler.custom_sampler.name"}
+    v1_only |= {k for k in v1 if k.startswith("trainer.v1.sampler.sampler_kwargs.rlif_")}  # overlong handling
     assert {k: v for k, v in ours.items() if k not in legacy_only} == {k: v for k, v in v1.items() if k not in v1_only}
 
 
