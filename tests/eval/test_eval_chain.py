@@ -98,7 +98,7 @@ def test_missing_and_mixed_steps_are_refused_with_the_list(tmp_path: Path) -> No
 
 
 def test_a_base_model_step_never_competes(tmp_path: Path) -> None:
-    # The case: v90000 has only a base-model evaluation, which used to win with the newest step.
+    # v90000 has only a base-model evaluation (step 0): it must not win by being the newest step.
     write_evaluation(tmp_path / "graph_v45k" / "500", graph_records(0.35, prompts=40))
     write_evaluation(tmp_path / "graph_v60k" / "500", graph_records(0.349, prompts=40))
     write_evaluation(tmp_path / "graph_v90k" / "0", graph_records(0.36, prompts=40))
