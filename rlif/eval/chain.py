@@ -96,7 +96,7 @@ class ArmRow:
         runs: the runs averaged.
         value: the criterion.
         lead: the best arm's lead over this one (None for the best), in criterion units, and its interval.
-        tied: whether the lead's interval includes 0 (the best is tied with itself).
+        tied: whether the lead's interval includes 0; true for the best arm, which has no lead.
     """
 
     arm: str
