@@ -222,11 +222,8 @@ def read_records(keys: Sequence[str], partition_id: str) -> tuple[list[Record], 
             f"sampled trajectories lack {err}: rlif's feedback needs rule rewards streamed by reward workers "
             "(no colocated reward model)"
         ) from err
-    try:
-        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
-        extra_fields: list[Any] | None = list(extras["extra_fields"])
-    except KeyError:  # no reward extras were streamed (a reward returning a bare float): no flags, no success
-        extra_fields = None
+    # None when no reward extras were streamed (a reward returning a bare float): no flags, no success
+    extra_fields = _optional_field(keys, partition_id, "extra_fields")
     lengths = _response_lengths(keys, partition_id)
     records = []
     for i, (key, source, extra, scores) in enumerate(
@@ -395,16 +392,11 @@ def _add_to_last_token(
 
 def _flags(keys: Sequence[str], partition_id: str, flag: str) -> list[float | None] | None:
     """``reward_extra_info[flag]`` of each trajectory (None where absent), or None without reward extras."""
-    import transfer_queue as tq
-
-    if not keys:
-        return None
-    try:
-        extras = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["extra_fields"])
-    except KeyError:
+    extras = _optional_field(keys, partition_id, "extra_fields")
+    if extras is None:
         return None
     out: list[float | None] = []
-    for extra in extras["extra_fields"]:
+    for extra in extras:
         fields = _plain(extra)
         info = fields.get("reward_extra_info", {}) if isinstance(fields, Mapping) else {}
         out.append(_number(_plain(info.get(flag))) if isinstance(info, Mapping) else None)
@@ -418,15 +410,26 @@ def _success(extra: Any) -> float | None:
     return _number(_plain(info.get(SUCCESS_KEY))) if isinstance(info, Mapping) else None
 
 
-def _response_lengths(keys: Sequence[str], partition_id: str) -> list[int] | None:
-    """Generated tokens per trajectory from TQ's ``response_mask`` (jagged: row lengths; padded: mask sums)."""
+def _optional_field(keys: Sequence[str], partition_id: str, field: str, as_list: bool = True) -> Any:
+    """One field of each trajectory from TransferQueue, or None when the trajectories do not carry it (or there are
+    none). TransferQueue answers a field it does not hold with ``KeyError``, or with an empty TensorDict when the
+    metadata it selects names no field; both mean "absent"."""
     import transfer_queue as tq
 
+    if not keys:
+        return None
     try:
-        mask = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=["response_mask"])[
-            "response_mask"
-        ]
+        data = tq.kv_batch_get(keys=list(keys), partition_id=partition_id, select_fields=[field])
+        values = data[field]
     except KeyError:
+        return None
+    return list(values) if as_list else values
+
+
+def _response_lengths(keys: Sequence[str], partition_id: str) -> list[int] | None:
+    """Generated tokens per trajectory from TQ's ``response_mask`` (jagged: row lengths; padded: mask sums)."""
+    mask = _optional_field(keys, partition_id, "response_mask", as_list=False)
+    if mask is None:
         return None
     if getattr(mask, "is_nested", False):
         return [int(n) for n in mask.offsets().diff().tolist()]
