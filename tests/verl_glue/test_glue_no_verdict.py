@@ -57,3 +57,29 @@ def test_batches_without_the_flag_are_untouched(queue: FakeQueue) -> None:
     batch, metrics = _buffer(trainer, drop=False).sample(global_steps=1, partition_id="train", batch_size=2)
     assert len(batch.keys) == 4
     assert not any(key.startswith("sampler/no_verdict") for key in metrics)
+
+
+def test_a_queue_answering_an_absent_field_with_an_empty_batch_means_absent(
+    queue: FakeQueue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real TransferQueue answers a field no trajectory holds either with ``KeyError`` or with an empty TensorDict
+    (whose lookup raises ``KeyError``): both leave the batch whole and give no flags."""
+    import transfer_queue
+    from tensordict import TensorDict
+
+    queue.put_group("x", "iftrain", [1.0, 0.0])
+    queue.put_group("y", "iftrain", [0.0, 1.0])
+    answer = queue.kv_batch_get
+
+    def empty_for_absent(keys: Sequence[str], partition_id: str, select_fields: Sequence[str]) -> object:
+        try:
+            return answer(keys, partition_id, select_fields)
+        except KeyError:
+            return TensorDict({}, batch_size=[0])
+
+    monkeypatch.setattr(transfer_queue, "kv_batch_get", empty_for_absent)
+    trainer = FakeTrainer(queue, batch_size=2, refills=[])
+    batch, metrics = _buffer(trainer, drop=False).sample(global_steps=1, partition_id="train", batch_size=2)
+    assert len(batch.keys) == 4
+    assert not any(key.startswith("sampler/no_verdict") for key in metrics)
+    assert len(trainer.train_dataset.seen[0]) == 4
