@@ -26,9 +26,10 @@ from rlif.eval.chain import (
     mean_over_seeds,
     resolve,
 )
-from rlif.eval.compare import Evaluated, default_metric, load_evaluation
+from rlif.eval.compare import Evaluated, default_metric
 from rlif.eval.intervals import Interval, bootstrap
 from rlif.eval.outputs import SAMPLES_FILE
+from rlif.eval.tiers import FAST, tier_records
 from rlif.eval.units import metric_units, sample_count, truncated_rate
 from rlif.report.runs import Run
 from rlif.runs.matrix import Matrix
@@ -179,11 +180,19 @@ def runs_decision(runs: Sequence[Run], metric: str | None = None) -> tuple[Stage
             if run.evals:
                 notes.append(f"{run.name}: evaluated at no known step (a base model?), not in the decision table")
             continue
-        last = stepped[-1]
-        if not (last.path.parent / SAMPLES_FILE).is_file():
-            results[run.name] = f"no {SAMPLES_FILE} beside {last.path}: the per-prompt values an interval needs"
+        stepped = [e for e in stepped if e.tier == FAST]
+        if not stepped:
+            notes.append(f"{run.name}: evaluated on full-tier benchmarks only, which decide nothing")
             continue
-        results[run.name] = CandidateResult(run.name, int(last.step), load_evaluation(last.path.parent).records)  # type: ignore[arg-type]
+        last = stepped[-1]
+        records, missing = tier_records(last.step_dir, FAST)
+        if missing or not records:
+            where = ", ".join(missing) or str(last.path.parent)
+            results[run.name] = (
+                f"no {SAMPLES_FILE} in {where} at {last.step_dir}: the per-prompt values an interval needs"
+            )
+            continue
+        results[run.name] = CandidateResult(run.name, int(last.step), records)  # type: ignore[arg-type]
     if not results:
         return None, notes
     first = next((r for r in results.values() if isinstance(r, CandidateResult)), None)

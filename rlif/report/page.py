@@ -57,11 +57,15 @@ class Column:
 
 
 def eval_columns(runs: Sequence[Run]) -> list[Column]:
-    """One column per evaluation result: ``run`` or ``run @ step N`` when a run has several."""
+    """One column per evaluation result: ``run``, with ``@ step N`` when a run has several steps and the benchmark's
+    name when a step was evaluated one benchmark at a time."""
     columns = []
     for run in runs:
+        several_steps = len({result.step for result in run.evals}) > 1
         for result in run.evals:
-            label = run.name if len(run.evals) == 1 else f"{run.name} @ step {result.step}"
+            label = run.name if not several_steps else f"{run.name} @ step {result.step}"
+            if result.benchmark:
+                label += f" · {result.benchmark}"
             columns.append(Column(label, result.metrics))
     return columns
 

@@ -7,7 +7,9 @@ A run is given as a directory, a file, or ``NAME=PATH`` to name it:
   CPU demo writes them (``log/metrics_phase<k>.jsonl``). Files are read in name order and a later file's value of
   a step wins, so a resumed attempt that re-logs a step replaces the first attempt's value.
 - evaluation results are ``metrics.json`` files written by ``python -m rlif.eval score``; a directory named by a
-  number above one (``eval/<run>/<step>/metrics.json``) gives its step.
+  number above one (``eval/<run>/<step>/metrics.json``) gives its step. A step evaluated one benchmark at a time
+  (``<step>/benchmarks.json`` beside ``<step>/<benchmark>/metrics.json``, ``rlif.eval.tiers``) gives one result per
+  benchmark, each with its name and tier.
 
 A directory contributes every such file below it; a training run's directory (``checkpoints/<project>/<run>``) also
 brings the run's evaluations under ``eval/<run>/``, where the evaluation scripts write them. Every error names the
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlif.eval.outputs import is_finite_number, read_metrics
+from rlif.eval.tiers import FAST, MANIFEST_FILE, benchmarks
 from rlif.jsonl import read_json_lines
 
 TRAINING_GLOB = "metrics*.jsonl"
@@ -32,11 +35,23 @@ EVAL_FILE = "metrics.json"
 
 @dataclass
 class EvalResult:
-    """One evaluation of a run: flat metrics (``rlif.eval.metrics.flatten``) and the step, when known."""
+    """One evaluation of a run: flat metrics (``rlif.eval.metrics.flatten``) and the step, when known.
+
+    Attributes:
+        benchmark: the benchmark's name at a step evaluated one benchmark at a time, else ``""``.
+        tier: the benchmark's tier (``fast`` selects, ``full`` is reported only); ``fast`` without benchmarks.
+    """
 
     path: Path
     step: int | None
     metrics: dict[str, float]
+    benchmark: str = ""
+    tier: str = FAST
+
+    @property
+    def step_dir(self) -> Path:
+        """The evaluated step's folder (the benchmark's parent, or the result's own folder)."""
+        return self.path.parent.parent if self.benchmark else self.path.parent
 
 
 @dataclass
@@ -148,10 +163,16 @@ def _read_training(path: Path, steps: dict[int, dict[str, float]]) -> None:
 def _read_eval(path: Path) -> EvalResult:
     """An evaluation's metrics and step: the step its record names, else its folder's name when that is a number
     (``<run>/<step>/metrics.json``); digits higher up the path (``/data/2026/...``) are not a step."""
+    name, tier, step_dir = "", FAST, path.parent
+    if (path.parent.parent / MANIFEST_FILE).is_file():
+        listed = {b.directory.resolve(): b for b in benchmarks(path.parent.parent)}
+        benchmark = listed.get(path.parent.resolve())
+        if benchmark is not None:
+            name, tier, step_dir = benchmark.name, benchmark.tier, path.parent.parent
     step = _recorded_step(path)
-    if step is None and path.parent.name.isdigit():
-        step = int(path.parent.name)
-    return EvalResult(path, step, read_metrics(path))
+    if step is None and step_dir.name.isdigit():
+        step = int(step_dir.name)
+    return EvalResult(path, step, read_metrics(path), name, tier)
 
 
 def _recorded_step(path: Path) -> int | None:

@@ -144,3 +144,33 @@ def test_each_criterion_metric_shows_its_truncation_rate_beside_it() -> None:
     rows = _cells(decision_table(decision), "decision-s2")
     assert rows["a"]["truncated"] == "0.1250" and rows["b"]["truncated"] == "-"
     assert "<th>truncated</th>" in decision_table(decision)
+
+
+def test_a_step_evaluated_per_benchmark_is_decided_on_its_fast_tier(tmp_path: Path) -> None:
+    """The decision reads every fast-tier benchmark of the last step, never a full-tier one that sorts after it."""
+    from rlif.report.page import eval_columns
+
+    names = ("graph_a", "graph_b")
+    for index, name in enumerate(names):
+        records = graph_records(0.2 + 0.4 * index, prompts=160, seed=index)
+        step_dir = tmp_path / "eval" / name / "20"
+        write_evaluation(step_dir / "val", [r for r in records if r["data_source"] != "graph/mis"])
+        # the full tier is the opposite way round: selecting on it would pick graph_a
+        write_evaluation(step_dir / "zz_full", graph_records(0.6 - 0.4 * index, prompts=160, seed=9 + index))
+        manifest = {
+            "run": name,
+            "benchmarks": {
+                "val": {"dir": "val", "tier": "fast"},
+                "zz_full": {"dir": "zz_full", "tier": "full"},
+            },
+        }
+        (step_dir / "benchmarks.json").write_text(json.dumps(manifest))
+    runs = load_runs([f"{n}={tmp_path / 'eval' / n}" for n in names], tmp_path / "eval")
+    assert [(e.benchmark, e.tier, e.step) for e in runs[0].evals] == [("val", "fast", 20), ("zz_full", "full", 20)]
+    decision, notes = runs_decision(runs, "graph/optimal_rate")
+    assert decision is not None and notes == []
+    verdicts = {row.arm: row.verdict for row in decision.rows}
+    assert verdicts["graph_b"] != "tie" and "graph_b" in decision.verdict
+    # the fast tier's prompts only: graph/mis is the full tier's
+    assert all(cell.interval.units < 160 for row in decision.rows for cell in row.cells.values())
+    assert [c.label for c in eval_columns(runs[:1])] == ["graph_a · val", "graph_a · zz_full"]
