@@ -167,3 +167,50 @@ class SamplingPolicy(ABC):
             changed: sources whose rows or split changed since the save (``restore`` with ``resplit``): their
                 per-pool state starts afresh; everything else is restored exactly. Empty means the same data.
         """
+
+
+def row_intervals(
+    policy: SamplingPolicy,
+    sources: Sequence[str],
+    extras: Sequence[Mapping[str, Any] | None],
+    where: str,
+) -> list[int]:
+    """Each row's interval under ``policy``: the split the training dataset draws from and the probe job stratifies
+    by, so both see the same intervals.
+
+    Sources are split in name order, each with its rows' ``extra_info.<policy.difficulty_field>`` (and
+    ``<policy.function_field>`` where the policy keeps functions whole); sources the policy does not split get 0.
+
+    Args:
+        policy: the run's sampling policy (``samplers.build_policy``).
+        sources: each row's ``data_source``.
+        extras: each row's ``extra_info`` (None counts as empty).
+        where: the data's name for messages (its files).
+
+    Returns:
+        The interval of each row, in row order.
+
+    Raises:
+        ValueError: a row of a split source lacks the difficulty field (naming ``where``, row, field and source).
+    """
+    rows_by_source: dict[str, list[int]] = {}
+    for row, source in enumerate(sources):
+        rows_by_source.setdefault(source, []).append(row)
+    intervals = [0] * len(sources)
+    field = policy.difficulty_field
+    for source, rows in sorted(rows_by_source.items()):
+        difficulties: list[Any] = []
+        functions: list[Any] | None = [] if policy.function_field and policy.splits(source) else None
+        for row in rows:
+            if not policy.splits(source):
+                difficulties.append(0.0)
+                continue
+            extra = extras[row] or {}
+            if extra.get(field) is None:
+                raise ValueError(f"{where}: row {row} field extra_info.{field} is missing (source {source!r})")
+            difficulties.append(extra[field])
+            if functions is not None:
+                functions.append(extra.get(policy.function_field))
+        for row, interval in zip(rows, policy.assign_intervals(source, difficulties, functions), strict=True):
+            intervals[row] = int(interval)
+    return intervals

@@ -12,6 +12,8 @@
 #     job_start; hub_model <repo id>; TRAIN_DATA=(...) VAL_DATA=(...); ray_start; OVERRIDES=(...); verl_run
 #   evaluation (RUN_NAME RUN_PROJECT STEP PREFLIGHT_OPTIONS set by the script):
 #     eval_start; hub_model <repo id>; EVAL_FILES=(...); eval_preflight; EVAL_ARGS=(...) or EVAL_BENCHMARKS=(...); eval_run
+#   probe (RUN_NAME RUN_PROJECT PREFLIGHT_OPTIONS set by the script; recipe/rlif/probe/<run>.sh):
+#     probe_start; hub_model <repo id>; EVAL_FILES=(training files); eval_preflight; PROBE_ARGS=(...); probe_run
 #
 # Sourcing defines the steps and runs nothing. Never `set -x` or print the environment here: .env holds tokens.
 
@@ -440,5 +442,32 @@ eval_run() {
         EVAL_PID=""
     fi
     echo "[$(date -Is)] $RUN_NAME: evaluation of step $STEP exited with status $status; results in $OUT_DIR"
+    exit "$status"
+}
+
+# ---- probe: probe_start, eval_preflight, probe_run ---------------------------------------------------------------
+
+# The job's root, .env and runtime; the base model (step 0) is what a probe samples. Sets OUT_DIR (probe/<run>).
+probe_start() {
+    repo_root_and_env
+    job_runtime
+    STEP=0
+    OUT_DIR="$RLIF_ROOT/probe/$RUN_NAME"
+    mkdir -p "$OUT_DIR" log
+    echo "[$(date -Is)] $RUN_NAME: probing the base model, job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; probe file $OUT_DIR/probe.json"
+}
+
+# probe_run: the probe entry with the script's PROBE_ARGS on the preflight's model directory (resumable: a requeued
+# job skips the prompts already generated); exits with its status.
+probe_run() {
+    EVAL_PID=""
+    trap stop_eval EXIT
+    trap on_eval_usr1 USR1
+    local status=0
+    on_nodes --nodes=1 --ntasks=1 -- "$PYTHON" -m rlif.eval.probe --model "$MODEL_TO_EVAL" --out "$OUT_DIR" "${PROBE_ARGS[@]}" &
+    EVAL_PID=$!
+    wait "$EVAL_PID" || status=$?
+    EVAL_PID=""
+    echo "[$(date -Is)] $RUN_NAME: probe exited with status $status; probe file $OUT_DIR/probe.json"
     exit "$status"
 }

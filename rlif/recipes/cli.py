@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,10 @@ from rlif.recipes.generate import (
     preflight_environment,
     resolve_model_settings,
     site_from_env,
+    write_executable,
 )
 from rlif.runs.matrix import Matrix, load_matrix
+from rlif.runs.probe import PROMPTS_PER_INTERVAL, TRUNCATION_WARN, Probe, default_probe_path, load_probe, probe_warnings
 from rlif.runs.spec import RunSpec
 
 
@@ -87,6 +89,32 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="sbatch each training script, then its evaluation script with --dependency=afterok on it",
     )
+    parser.add_argument(
+        "--probe",
+        action="append",
+        nargs="?",
+        const="",
+        metavar="RUN",
+        help="write the probe job of RUN (repeatable; alone with --stage/--run: of those runs) to "
+        "recipe/rlif/probe/<run>.sh instead of the training scripts (docs/run-planning.md)",
+    )
+    parser.add_argument(
+        "--probe-prompts",
+        type=int,
+        default=PROMPTS_PER_INTERVAL,
+        help=f"prompts per source and curriculum interval of a probe job (default {PROMPTS_PER_INTERVAL})",
+    )
+    parser.add_argument(
+        "--plan-from",
+        type=Path,
+        help="plan on this probe file (default: probe/<run>/probe.json where it exists)",
+    )
+    parser.add_argument(
+        "--truncation-warn",
+        type=float,
+        default=TRUNCATION_WARN,
+        help=f"warn when a probe measured more truncation than this at a run's cap (default {TRUNCATION_WARN:g})",
+    )
     return parser
 
 
@@ -122,8 +150,9 @@ def list_table(runs: Sequence[RunSpec]) -> Table:
     return table
 
 
-def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
-    """What was written (or would be, in a dry run), with the run planner's figures for each run."""
+def summary_table(written: Sequence[Written], dry_run: bool, probes: Mapping[str, Probe] | None = None) -> Table:
+    """What was written (or would be, in a dry run), with the run planner's figures for each run (on its probe's
+    measurements where ``probes`` has one)."""
     from rlif.recipes.eval_script import plan_eval
     from rlif.runs.planner import plan_run, requeues
 
@@ -140,7 +169,7 @@ def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
         if run.cpu_mode:
             table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 8)
             continue
-        plan = plan_run(run, REPO_ROOT)
+        plan = plan_run(run, REPO_ROOT, probe=(probes or {}).get(run.name))
         gpu_hours, n_requeues = plan.gpu_hours_range(), requeues(plan, run.slurm.time)
         fast, slow = plan.step_seconds_range
         limit = run.slurm.time
@@ -161,7 +190,7 @@ def summary_table(written: Sequence[Written], dry_run: bool) -> Table:
     return table
 
 
-def stage_gpu_hours(written: Sequence[Written]) -> list[str]:
+def stage_gpu_hours(written: Sequence[Written], probes: Mapping[str, Probe] | None = None) -> list[str]:
     """One line per stage of the written GPU runs: how many runs (and arms, when some run several seeds) and the
     planner's GPU-hours of them all, fast end to slow end, so the cost of a stage is read before it is submitted."""
     from rlif.runs.planner import plan_run
@@ -174,7 +203,7 @@ def stage_gpu_hours(written: Sequence[Written]) -> list[str]:
         entry = totals.setdefault(run.stage, [0, set(), 0.0, 0.0, 0])
         entry[0] += 1
         entry[1].add(run.arm)
-        hours = plan_run(run, REPO_ROOT).gpu_hours_range()
+        hours = plan_run(run, REPO_ROOT, probe=(probes or {}).get(run.name)).gpu_hours_range()
         if hours is None:
             entry[4] += 1
             continue
@@ -261,6 +290,131 @@ def submit(written: Sequence[Written], console: Console) -> int:
     return failures
 
 
+def find_probes(
+    runs: Sequence[RunSpec], plan_from: Path | None, root: Path = REPO_ROOT
+) -> tuple[dict[str, Probe], list[str], list[str]]:
+    """The probe each run plans on: ``plan_from`` for every run, else the one at its default location under
+    ``root`` (``probe/<run>/probe.json``).
+
+    Returns:
+        (probe by run name, errors, notes): an error line for each run ``plan_from`` does not fit or that cannot
+        be read (generation stops on these), a note for each probe found at its default location that does not fit
+        its run (planned on the assumed lengths instead).
+    """
+    probes: dict[str, Probe] = {}
+    errors: list[str] = []
+    notes: list[str] = []
+    given = None
+    if plan_from is not None:
+        try:
+            given = load_probe(plan_from)
+        except ValueError as err:
+            return {}, [f"--plan-from: {err}"], []
+    for run in runs:
+        if run.cpu_mode:
+            continue
+        path = default_probe_path(root, run)
+        try:
+            probe = given if given is not None else (load_probe(path) if path.is_file() else None)
+            if probe is not None:
+                probe.lengths_for(run)  # another model, thinking mode or a cap above the probe's: refused
+                probes[run.name] = probe
+        except ValueError as err:
+            if given is not None:
+                errors.append(f"--plan-from: {err}")
+            else:
+                notes.append(f"probe: {err}; {run.name} is planned on the assumed lengths")
+    return probes, errors, notes
+
+
+def measured_lines(written: Sequence[Written], probes: Mapping[str, Probe], truncation_warn: float) -> list[str]:
+    """Per run planned on a probe: the measured and the assumed lengths and the step time and GPU-hours on each,
+    then the probe's warnings (``rlif.runs.probe.probe_warnings``)."""
+    from rlif.runs.planner import plan_run
+
+    lines = []
+    for item in written:
+        run = item.run
+        probe = probes.get(run.name)
+        if probe is None:
+            continue
+        measured, assumed = plan_run(run, REPO_ROOT, probe=probe), plan_run(run, REPO_ROOT)
+        rate = measured.lengths.decode_tokens_per_s
+        lines.append(
+            f"plan: {run.name}: measured ({probe.path}): prompt {measured.lengths.prompt:,.0f} / response "
+            f"{measured.lengths.response:,.0f} tokens"
+            + (f", decode {rate:,.0f} tokens/s/GPU" if rate else "")
+            + f"; assumed: prompt {assumed.lengths.prompt:,.0f} / response {assumed.lengths.response:,.0f} tokens"
+        )
+        for name, plan in (("measured", measured), ("assumed", assumed)):
+            fast, slow = plan.step_seconds_range
+            hours = plan.gpu_hours_range()
+            cost = "" if hours is None else f", {hours[0]:,.0f}-{hours[1]:,.0f} GPU-h"
+            lines.append(f"plan: {run.name}: on the {name} lengths: {fast / 60:.1f}-{slow / 60:.1f} min/step{cost}")
+        lines += [f"warning: {line}" for line in probe_warnings(run, probe, truncation_warn)]
+    return lines
+
+
+def write_probe_scripts(runs: Sequence[RunSpec], out_dir: Path, prompts: int, dry_run: bool, console: Console) -> int:
+    """Render (and unless ``dry_run`` write) each run's probe job to ``<out_dir>/probe/<run>.sh``. A run that gets
+    no probe (``probe_refusal``) is named on one line and left out; a run whose probe does not fit a node is an
+    error line. Returns 1 after any error, else 0."""
+    from rlif.recipes.probe_script import PROBE_SUBDIR, plan_probe, probe_refusal, render_probe_script
+    from rlif.recipes.render import make_environment
+
+    env = make_environment()
+    table = Table(title=f"probe jobs{' (dry run, nothing written)' if dry_run else ''}; docs/run-planning.md")
+    for column in ("script", "GPUs", "caps", "prompts/interval", "n", "probe file"):
+        table.add_column(column, no_wrap=column in ("script", "probe file"))
+    failed = 0
+    for run in runs:
+        refusal = probe_refusal(run)
+        if refusal:
+            console.print(f"probe: skipped: {refusal}", highlight=False, markup=False, soft_wrap=True)
+            continue
+        try:
+            text = render_probe_script(run, env, prompts)
+        except ValueError as err:
+            console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
+            failed = 1
+            continue
+        path = out_dir / PROBE_SUBDIR / f"{run.name}.sh"
+        if not dry_run:
+            write_executable(path, text)
+        plan, caps = plan_probe(run)
+        table.add_row(
+            str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path),
+            str(plan.tp),
+            ", ".join(map(str, caps)),
+            str(prompts),
+            str(run.train.rollout_n),
+            str(default_probe_path(REPO_ROOT, run).relative_to(REPO_ROOT)),
+        )
+    console.print(table)
+    return failed
+
+
+def probe_main(args: argparse.Namespace, matrix: Matrix, console: Console) -> int:
+    """``--probe``: write the selected runs' probe jobs (runs named by ``--probe``, else ``--run``/``--stage``)."""
+    names = [name for name in args.probe if name] + list(args.runs)
+    if args.probe_prompts < 1:
+        console.print(f"error: --probe-prompts {args.probe_prompts}: need at least one prompt per interval")
+        return 2
+    try:
+        runs = matrix.select(names=names or None, stages=args.stage or None)
+        environment = preflight_environment(args.env_file)
+        settings = resolve_model_settings(runs, environment, explicit=bool(names or args.stage))
+        site = site_from_env(args.env_file, args.partition, args.account, None, args.gpu_memory_gb)
+    except ValueError as err:
+        for line in str(err).splitlines():
+            console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
+        return 2
+    for line in settings.skipped:
+        console.print(f"model: skipped: {line}", highlight=False, markup=False, soft_wrap=True)
+    runs = [apply_site(run, site) for run in settings.runs]
+    return write_probe_scripts(runs, args.out, args.probe_prompts, args.dry_run, console)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the generator.
 
@@ -279,6 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         console.print(list_table(runs))
         return 0
+    if args.probe is not None:
+        return probe_main(args, matrix, console)
     chain_notes: dict[str, str] = {}
     if not args.cpu_mode:
         try:
@@ -351,8 +507,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if not args.dry_run:
         (REPO_ROOT / "log").mkdir(exist_ok=True)
-    console.print(summary_table(written, args.dry_run))
-    for line in stage_gpu_hours(written):
+    probes, errors, notes = find_probes([item.run for item in written], args.plan_from)
+    for line in [*errors, *notes]:
+        console.print(line if line in notes else f"error: {line}", highlight=False, markup=False, soft_wrap=True)
+    if errors:
+        return 1
+    console.print(summary_table(written, args.dry_run, probes))
+    for line in stage_gpu_hours(written, probes):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    for line in measured_lines(written, probes, args.truncation_warn):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.submit and not args.dry_run:
         return 1 if submit(written, console) else 0

@@ -87,11 +87,24 @@ def plan_eval(run: RunSpec, benchmark: BenchmarkSpec | None = None) -> EvalPlan:
             model, the memory and the settings that change it; or the model's shape is unknown.
     """
     e = run.eval
-    shape = model_shape(run.model)
     max_tokens = e.max_response_length or run.train.max_response_length
     n = e.n
     if benchmark is not None:
         max_tokens, n = benchmark.max_tokens or max_tokens, benchmark.n
+    return fit_tp(run, max_tokens, n, "lower eval.n or eval.max_response_length (a benchmark's n or max_tokens)")
+
+
+def fit_tp(run: RunSpec, max_tokens: int, n: int, fix: str) -> EvalPlan:
+    """The smallest tensor-parallel size whose GPU holds ``run``'s model and the KV of up to ``KV_GROUP`` of ``n``
+    samples of the prompt cap plus ``max_tokens`` within ``eval.gpu_memory_utilization`` (the matrix's ``eval.tp``
+    when set): the sizing every one-node vLLM job of a run shares (evaluation, probe).
+
+    Raises:
+        ValueError: no TP up to ``slurm.gpus_per_node`` fits (or ``eval.tp`` does not), naming the model, the
+            memory and ``fix`` with the settings that change it; or the model's shape is unknown.
+    """
+    e = run.eval
+    shape = model_shape(run.model)
     max_model_len = run.train.max_prompt_length + max_tokens
     share = e.gpu_memory_utilization * run.slurm.gpu_memory_gb
     gpus = run.slurm.gpus_per_node
@@ -111,8 +124,8 @@ def plan_eval(run: RunSpec, benchmark: BenchmarkSpec | None = None) -> EvalPlan:
         reasons.append(f"TP {tp} needs {need:.1f} GiB")
     raise ValueError(
         f"{run.model} does not fit vLLM's {share:.1f} GiB share of a {run.slurm.gpu_memory_gb:g} GiB GPU for "
-        f"{min(n, KV_GROUP)} samples of {max_model_len} tokens ({'; '.join(reasons)}); lower eval.n or "
-        "eval.max_response_length (a benchmark's n or max_tokens), or raise eval.gpu_memory_utilization"
+        f"{min(n, KV_GROUP)} samples of {max_model_len} tokens ({'; '.join(reasons)}); {fix}, "
+        "or raise eval.gpu_memory_utilization"
     )
 
 

@@ -30,6 +30,8 @@ class ModelShape:
         tied: input embedding and lm_head share one matrix.
         qkv_bias: q/k/v projections carry biases (Qwen2).
         qk_norm: per-head RMSNorm on q and k (Qwen3).
+        max_position: the context the model was trained for (``max_position_embeddings``; 0 when the config does
+            not say), what caps a probe's longer response cap.
     """
 
     name: str
@@ -43,6 +45,7 @@ class ModelShape:
     tied: bool
     qkv_bias: bool = False
     qk_norm: bool = False
+    max_position: int = 0
 
     @property
     def layer_params(self) -> int:
@@ -101,6 +104,7 @@ class ModelShape:
                 tied=bool(config.get("tie_word_embeddings", False)),
                 qkv_bias=bool(config.get("attention_bias", model_type == "qwen2")),
                 qk_norm=model_type.startswith("qwen3"),
+                max_position=int(config.get("max_position_embeddings") or 0),
             )
         except KeyError as err:
             raise ValueError(f"model {name}: config.json lacks {err.args[0]!r}, which the run planner needs") from None

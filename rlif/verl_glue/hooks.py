@@ -41,6 +41,7 @@ from rewards import compute_score
 from rewards.registry import training_flags
 from rlif.atomic_files import atomic_write
 from samplers import Pool, Record, SamplingPolicy, build_policy
+from samplers.base import row_intervals
 from samplers.diagnostics import PoolSizeWatch, RewardHealth
 from samplers.drawing import restore_rng, rng_state
 from samplers.exposure import ExposureLedger, row_draw_metrics
@@ -216,30 +217,15 @@ class PolicySampledDataset(RLHFDataset):
         each ``extra_info.<policy.function_field>`` (LogicIF's ``task_id``) kept in one interval."""
         columns = self.dataframe.select_columns(["data_source", "extra_info"])
         sources = list(columns["data_source"])
-        extras = list(columns["extra_info"])
+        files = ", ".join(_as_list(self.original_data_files))
+        row_interval = row_intervals(policy, sources, list(columns["extra_info"]), files)
         rows_by_source: dict[str, list[int]] = defaultdict(list)
         for row, source in enumerate(sources):
             rows_by_source[source].append(row)
         pools: dict[Pool, list[int]] = defaultdict(list)
-        row_interval = [0] * len(sources)
-        files = ", ".join(_as_list(self.original_data_files))
-        field = policy.difficulty_field
         for source, rows in sorted(rows_by_source.items()):
-            difficulties: list[Any] = []
-            functions: list[Any] | None = [] if policy.function_field and policy.splits(source) else None
             for row in rows:
-                if not policy.splits(source):
-                    difficulties.append(0.0)
-                    continue
-                extra = extras[row] or {}
-                if extra.get(field) is None:
-                    raise ValueError(f"{files}: row {row} field extra_info.{field} is missing (source {source!r})")
-                difficulties.append(extra[field])
-                if functions is not None:
-                    functions.append(extra.get(policy.function_field))
-            for row, interval in zip(rows, policy.assign_intervals(source, difficulties, functions), strict=True):
-                pools[(source, int(interval))].append(row)
-                row_interval[row] = int(interval)
+                pools[(source, row_interval[row])].append(row)
         return dict(pools), row_interval
 
     def __getitem__(self, item: int) -> dict[str, Any]:

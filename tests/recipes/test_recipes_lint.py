@@ -18,6 +18,7 @@ import pytest
 
 from rlif.recipes.eval_script import render_eval_script
 from rlif.recipes.generate import REPO_ROOT
+from rlif.recipes.probe_script import probe_refusal, render_probe_script
 from rlif.recipes.render import LAUNCHER, make_environment, render_script
 from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import build_overrides
@@ -78,8 +79,8 @@ def test_pinned_shellcheck_version():
 
 
 def test_every_rendered_script_is_clean(tmp_path):
-    """Every run of the matrix, in GPU and CPU mode, with all three runtimes in one script, and the evaluation
-    script of every GPU run (a chained run's header line included)."""
+    """Every run of the matrix, in GPU and CPU mode, with all three runtimes in one script, the evaluation
+    script of every GPU run (a chained run's header line included) and the probe script of every run that has one."""
     matrix = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml")
     env = make_environment()
     paths = []
@@ -91,13 +92,19 @@ def test_every_rendered_script_is_clean(tmp_path):
             path = tmp_path / f"{run.name}_eval.sh"
             path.write_text(render_eval_script(run, env, "x wins stage y"), encoding="utf-8")
             paths.append(path)
+        if not probe_refusal(run):
+            path = tmp_path / f"{run.name}_probe.sh"
+            path.write_text(render_probe_script(run, env), encoding="utf-8")
+            paths.append(path)
     proc = shellcheck(paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_repository_shell_scripts_are_clean():
     paths = sorted((REPO_ROOT / "scripts").glob("*.sh")) + sorted((REPO_ROOT / "recipe" / "rlif").glob("**/*.sh"))
-    assert len(paths) > 5 and any(p.parent.name == "eval" for p in paths)
+    assert (
+        len(paths) > 5 and any(p.parent.name == "eval" for p in paths) and any(p.parent.name == "probe" for p in paths)
+    )
     assert REPO_ROOT / LAUNCHER in paths
     proc = shellcheck(paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,0 +1,82 @@
+"""The probe job of a run: ``recipe/rlif/probe/<run>.sh``, one node, vLLM sized as the evaluation job is.
+
+The job samples the run's base model on a stratified sample of its training prompts with its rollout settings, up
+to the longer of the probe's caps, scores with its rewards and writes ``probe/<run>/probe.json``
+(``rlif.eval.probe``); ``generate_train_recipes.py`` plans the run on that file once it exists. It asks for the
+GPUs its tensor-parallel group needs to hold ``train.rollout_n`` samples of the prompt cap plus the longer cap
+(``rlif.recipes.eval_script.fit_tp``), with the evaluation's per-GPU CPUs, memory and time limit.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import jinja2
+
+from rlif.recipes.eval_script import EvalPlan, fit_tp, job_resources
+from rlif.recipes.render import LAUNCHER
+from rlif.runs.probe import PROBE_DIR, PROMPTS_PER_INTERVAL, probe_caps
+from rlif.runs.shapes import model_shape
+from rlif.runs.spec import RunSpec
+
+PROBE_TEMPLATE = "slurm_probe.sh.j2"
+PROBE_SUBDIR = PROBE_DIR
+"""Probe scripts go to ``<out>/probe/<run>.sh``, beside the training scripts."""
+
+
+def probe_refusal(run: RunSpec) -> str:
+    """Why ``run`` gets no probe job (empty when it does): a CPU-mode run has no base model to measure, a
+    judge-scored run needs the judge server its training job starts, and a chained run's settings come from a
+    stage's winner, which is known only when generation resolves the chain."""
+    if run.from_winner is not None:
+        return f"{run.name}: settings from a stage winner ({run.from_winner.describe()}); probe the winner"
+    if run.cpu_mode:
+        return f"{run.name}: a CPU-mode run has no probe (it builds its tiny model at run time)"
+    if run.judge.enabled:
+        return f"{run.name}: scores with the LLM judge ({run.judge.model}), served only by its training job; no probe"
+    return ""
+
+
+def plan_probe(run: RunSpec) -> tuple[EvalPlan, tuple[int, ...]]:
+    """The probe's vLLM plan and the caps it measures.
+
+    Raises:
+        ValueError: no tensor-parallel size holds the probe's samples (see ``fit_tp``), or the model is unknown.
+    """
+    caps = probe_caps(run, model_shape(run.model).max_position)
+    plan = fit_tp(run, caps[-1], run.train.rollout_n, "lower train.rollout_n or train.max_response_length")
+    return plan, caps
+
+
+def probe_command(run: RunSpec, plan: EvalPlan, prompts: int) -> list[str]:
+    """The arguments of ``python -m rlif.eval.probe`` in the job besides ``--model`` and ``--out`` (which the
+    launcher adds), as bash words."""
+    return [
+        f"--run {shlex.quote(run.name)}",
+        f"--model-id {shlex.quote(run.model)}",
+        f"--prompts-per-interval {prompts}",
+        f"--tensor-parallel-size {plan.tp}",
+        f"--gpu-memory-utilization {run.eval.gpu_memory_utilization!r}",
+        f"--max-model-len {plan.max_model_len}",
+    ]
+
+
+def render_probe_script(run: RunSpec, env: jinja2.Environment, prompts: int = PROMPTS_PER_INTERVAL) -> str:
+    """The probe sbatch script of ``run`` (site settings applied).
+
+    Raises:
+        ValueError: the run gets no probe (``probe_refusal``) or its plan does not fit (``plan_probe``).
+    """
+    refusal = probe_refusal(run)
+    if refusal:
+        raise ValueError(refusal)
+    plan, caps = plan_probe(run)
+    return env.get_template(PROBE_TEMPLATE).render(
+        run=run,
+        slurm=run.slurm,
+        resources=job_resources(run, plan),
+        caps=caps,
+        prompts=prompts,
+        probe_args=probe_command(run, plan, prompts),
+        launcher=LAUNCHER,
+    )
