@@ -273,11 +273,13 @@ def _result(
 
 
 def judge_metrics(records: Records) -> dict[str, float]:
-    """Accuracy, mean reward, gate and no-verdict rates, and the mean judge probability of judged samples."""
+    """Accuracy and mean reward over samples with a verdict (an unjudged sample's 0 is a placeholder, not a
+    failure), gate and no-verdict rates over all samples, and the mean judge probability of judged samples."""
     judged = [r["judge_probability"] for r in records if r.get("judge_probability") is not None]
+    answered = [r for r in records if not r.get("judge_no_verdict")]
     return {
-        "accuracy": mean(r.get("acc", 0.0) for r in records),
-        "mean_score": mean(r.get("score", 0.0) for r in records if not r.get("judge_no_verdict")),
+        "accuracy": mean(r.get("acc", 0.0) for r in answered),
+        "mean_score": mean(r.get("score", 0.0) for r in answered),
         "gated_rate": mean(r.get("judge_gated") or 0.0 for r in records),
         "no_verdict_rate": mean(r.get("judge_no_verdict") or 0.0 for r in records),
         "mean_probability": mean(judged),
@@ -286,7 +288,7 @@ def judge_metrics(records: Records) -> dict[str, float]:
 
 EVALUATION = Evaluation(
     metrics=(
-        Metric("accuracy", "mean over samples of acc (hard constraints pass and every soft p >= 0.5)"),
+        Metric("accuracy", "mean acc over samples with a verdict (hard constraints pass, every soft p >= 0.5)"),
         Metric("mean_score", "mean reward over samples with a verdict"),
         Metric("gated_rate", "share of samples failing a hard constraint (judge not asked)"),
         Metric("no_verdict_rate", "share of samples the judge gave no verdict for", lower_is_better=True),
