@@ -77,6 +77,12 @@ ENV_CASES = [
     ("HF_DATA_REPO='org/data'\n", "line 1: HF_DATA_REPO: has quotes, which bash, python-dotenv and xargs strip "
      "differently; write the value without them"),
     ("just words\n", "line 1: not a KEY=value line (bash would run it as a command); comment it out with #"),
+    ("WANDB_API_KEY=abc&def\n", "line 1: WANDB_API_KEY: has one of ; & | < > ( ), which bash reads as a command "
+     "separator, pipe, redirection or subshell and python-dotenv keeps as text; write the value without it, or "
+     "export it in the shell instead of .env"),
+    ("RLIF_X=a;echo ran\n", "line 1: RLIF_X: has one of ; & | < > ( ), which bash reads as a command separator, "
+     "pipe, redirection or subshell and python-dotenv keeps as text; write the value without it, or export it in "
+     "the shell instead of .env"),
 ]  # fmt: skip
 
 
