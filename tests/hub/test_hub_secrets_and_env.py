@@ -49,6 +49,22 @@ def test_redaction_covers_every_shape_a_token_takes() -> None:
         assert "<redacted>" in out
 
 
+def test_secret_values_are_those_of_secret_named_variables_only() -> None:
+    """A name is secret by a whole word of it: ``TOKENIZERS_PARALLELISM=false`` is a setting, and redacting its
+    value would turn every "false" of a message into ``<redacted>``."""
+    from rlif.redaction import secret_values
+
+    environ = {
+        "HF_TOKEN": TOKEN,
+        "WANDB_API_KEY": "wandbkey123",
+        "AWS_SECRET_ACCESS_KEY": "awssecret",
+        "TOKENIZERS_PARALLELISM": "false",
+        "HF_HOME": "/home/me/hf",
+    }
+    assert sorted(secret_values(environ)) == sorted([TOKEN, "wandbkey123", "awssecret"])
+    assert redact("trainer.use_v1=false", secret_values(environ)) == "trainer.use_v1=false"
+
+
 def test_chained_exceptions_are_one_redacted_line(tmp_path: Path) -> None:
     try:
         try:
