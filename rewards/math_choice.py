@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewards.canonical import canonical_form
-from rewards.registry import Evaluation, Metric, Records, TaskFamily, mean, register_family
+from rewards.registry import Evaluation, Metric, PromptMean, Records, TaskFamily, mean, register_family
 from rewards.thinking import SplitResponse
 
 LETTERS = "ABCDE"
@@ -212,7 +212,11 @@ def choice_metrics(records: Records) -> dict[str, float]:
 
 EVALUATION = Evaluation(
     metrics=(
-        Metric("accuracy", "mean over samples of acc (the letters read equal the gold letters)"),
+        Metric(
+            "accuracy",
+            "mean over prompts of the prompt's mean acc (the letters read equal the gold letters)",
+            units=PromptMean("acc"),
+        ),
         Metric("found_rate", "mean over samples of math_choice_found (a letter could be read at all)"),
     ),
     headline="accuracy",

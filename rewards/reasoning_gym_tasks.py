@@ -36,7 +36,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rewards.canonical import canonical_form
-from rewards.registry import Evaluation, Grouping, Metric, Records, SourceMean, TaskFamily, mean, register_family
+from rewards.registry import (
+    Evaluation,
+    Grouping,
+    Metric,
+    PromptMean,
+    Records,
+    SourceMean,
+    TaskFamily,
+    mean,
+    register_family,
+)
 from rewards.thinking import SplitResponse
 
 PREFIX = "reasoning_gym/"
@@ -180,7 +190,11 @@ def reasoning_gym_metrics(records: Records) -> dict[str, float]:
 
 EVALUATION = Evaluation(
     metrics=(
-        Metric("accuracy", "mean over samples of acc (reasoning-gym's score is 1.0)"),
+        Metric(
+            "accuracy",
+            "mean over prompts of the prompt's mean acc (reasoning-gym's score is 1.0)",
+            units=PromptMean("acc"),
+        ),
         Metric("mean_score", "mean over samples of reasoning-gym's score (partial credit included)"),
         Metric("answered_rate", "share of samples with an <answer> span after the thinking"),
         Metric("partial_rate", "share of samples with partial credit only (0 < score < 1)"),

@@ -3,9 +3,10 @@
 rlif's Python commands read ``.env`` with python-dotenv; every job runs ``set -a; source .env`` in bash, and users
 also load it with ``export $(grep -v '^#' .env | xargs)``. The three agree only on plain ``KEY=value`` lines:
 ``$HOME/x`` is a folder named ``$HOME`` to python-dotenv and the home directory to bash; ``KEY=my team`` runs
-``team`` as a command in bash; ``KEY = value`` runs ``KEY``; quotes are stripped by each reader by its own rules;
-a file saved with Windows line endings gives bash (and xargs) values ending in a carriage return, which then ends
-up inside an HTTP header next to the token. So every front end checks the file with ``check_env_file`` before
+``team`` as a command in bash, and so does ``KEY=a;team`` (or ``&``, ``|``, a redirection, a subshell);
+``KEY = value`` runs ``KEY``; quotes are stripped by each reader by its own rules; a file saved with Windows line
+endings gives bash (and xargs) values ending in a carriage return, which then ends up inside an HTTP header next to
+the token. So every front end checks the file with ``check_env_file`` before
 reading it, and a value is refused (named by key, file, line and fix, never shown) rather than read two ways.
 
 This module imports nothing outside the standard library: the job's preflight uses it too.
@@ -27,6 +28,9 @@ CRLF_FIX = "sed -i 's/\\r$//' {path}"
 
 SETTING_PREFIXES = ("HF_", "HUGGINGFACE_", "RLIF_", "WANDB_", "SLURM_PARTITION", "SLURM_ACCOUNT")
 """Environment variables rlif reads as settings; their values are checked like ``.env``'s."""
+
+SHELL_CONTROL = ";&|<>()"
+"""Characters that end or redirect a command in bash (``KEY=a&b`` runs ``b``), kept as text by python-dotenv."""
 
 CONTROL_NAMES = {"\r": "carriage return (\\r)", "\n": "line feed (\\n)", "\t": "tab (\\t)"}
 
@@ -72,6 +76,12 @@ def line_problem(line: str) -> str:
         return f"{key}: has quotes, which bash, python-dotenv and xargs strip differently; write the value without them"
     if "\\" in value:
         return f"{key}: has a backslash, which bash and python-dotenv read differently; write the value without it"
+    if any(c in SHELL_CONTROL for c in value):
+        return (
+            f"{key}: has one of {' '.join(SHELL_CONTROL)}, which bash reads as a command separator, pipe, redirection "
+            "or subshell and python-dotenv keeps as text; write the value without it, or export it in the shell "
+            "instead of .env"
+        )
     if any(c.isspace() for c in value):
         return (
             f"{key}: has a space (bash runs the word after it as a command; an inline comment is one too); "

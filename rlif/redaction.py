@@ -20,8 +20,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 MASK = "<redacted>"
-SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|CREDENTIAL", re.IGNORECASE)
-"""Environment variables whose values are secrets (``HF_TOKEN``, ``WANDB_API_KEY``, ...)."""
+SECRET_NAME = re.compile(
+    r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|CREDENTIALS?)(?:$|_)", re.IGNORECASE
+)
+"""Environment variables whose values are secrets (``HF_TOKEN``, ``WANDB_API_KEY``, ...): the word is a whole part
+of the name, so a setting such as ``TOKENIZERS_PARALLELISM=false`` is not one (its value would be masked in every
+message that says "false")."""
 
 PATTERNS = (
     re.compile(r"\bhf_[A-Za-z0-9]{6,}"),  # Hugging Face tokens, known or not

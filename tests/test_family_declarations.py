@@ -240,3 +240,11 @@ def test_registered_families_are_the_shipped_ones_again() -> None:
         "reasoning_gym",
         "judge",
     }
+
+
+def test_every_headline_declares_its_units() -> None:
+    """A headline without units gets no interval in metrics.json, is no default of ``compare`` and cannot be a
+    chain's criterion: each family's headline is the number those read."""
+    for family in families():
+        headline = next(m for m in family.evaluation.metrics if m.name == family.evaluation.headline)
+        assert headline.units is not None, family.name

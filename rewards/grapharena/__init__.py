@@ -28,6 +28,7 @@ from rewards.registry import (
     Grouping,
     Layout,
     Metric,
+    PromptMean,
     Records,
     SourceMean,
     TaskFamily,
@@ -99,7 +100,11 @@ def grapharena_metrics(records: Records) -> dict[str, float]:
 
 EVALUATION = Evaluation(
     metrics=(
-        Metric("accuracy", "mean over samples of GraphArena's accuracy test on its checker's value"),
+        Metric(
+            "accuracy",
+            "mean over prompts of the prompt's mean acc (GraphArena's accuracy test on its checker's value)",
+            units=PromptMean("acc"),
+        ),
         Metric("feasible_rate", "share of samples whose GraphArena value is > 0 (its tables' feasibility)"),
         Metric(
             "hallucination_rate", "share of samples GraphArena scores -2 (parsed, infeasible)", lower_is_better=True

@@ -36,7 +36,7 @@ from rewards.canonical import canonical_json
 from rewards.instruction_following.ground_truth import normalize_ground_truth as normalize_if_ground_truth
 from rewards.instruction_following.scoring import verdicts
 from rewards.judge.client import JudgeSettings, VerdictCache, ask_all
-from rewards.registry import Evaluation, Metric, Records, TaskFamily, mean, register_family
+from rewards.registry import Evaluation, Metric, Records, TaskFamily, mean, per_prompt, register_family
 from rewards.thinking import SplitResponse
 
 PREFIX = "judge/"
@@ -273,20 +273,40 @@ def _result(
 
 
 def judge_metrics(records: Records) -> dict[str, float]:
-    """Accuracy, mean reward, gate and no-verdict rates, and the mean judge probability of judged samples."""
+    """Accuracy and mean reward over samples with a verdict (an unjudged sample's 0 is a placeholder, not a
+    failure), gate and no-verdict rates over all samples, and the mean judge probability of judged samples."""
     judged = [r["judge_probability"] for r in records if r.get("judge_probability") is not None]
+    answered = [r for r in records if not r.get("judge_no_verdict")]
     return {
-        "accuracy": mean(r.get("acc", 0.0) for r in records),
-        "mean_score": mean(r.get("score", 0.0) for r in records if not r.get("judge_no_verdict")),
+        "accuracy": mean(r.get("acc", 0.0) for r in answered),
+        "mean_score": mean(r.get("score", 0.0) for r in answered),
         "gated_rate": mean(r.get("judge_gated") or 0.0 for r in records),
         "no_verdict_rate": mean(r.get("judge_no_verdict") or 0.0 for r in records),
         "mean_probability": mean(judged),
     }
 
 
+class JudgedAccuracy:
+    """``units`` of the judge's accuracy: per prompt, the mean ``acc`` of its samples with a verdict; a prompt with
+    none is left out, since its placeholders say nothing. A small class, not a closure, so it pickles."""
+
+    def __call__(self, records: Records) -> dict[str, tuple[float, float]]:
+        out = {}
+        for unit, samples in per_prompt(records).items():
+            judged = [r for r in samples if not r.get("judge_no_verdict")]
+            if judged:
+                out[unit] = (mean(float(r.get("acc") or 0.0) for r in judged), 1.0)
+        return out
+
+
 EVALUATION = Evaluation(
     metrics=(
-        Metric("accuracy", "mean over samples of acc (hard constraints pass and every soft p >= 0.5)"),
+        Metric(
+            "accuracy",
+            "mean over prompts of the mean acc of the prompt's samples with a verdict (hard constraints pass, every "
+            "soft p >= 0.5)",
+            units=JudgedAccuracy(),
+        ),
         Metric("mean_score", "mean reward over samples with a verdict"),
         Metric("gated_rate", "share of samples failing a hard constraint (judge not asked)"),
         Metric("no_verdict_rate", "share of samples the judge gave no verdict for", lower_is_better=True),

@@ -253,11 +253,12 @@ def resolve(
         if arm == best:
             rows.append(ArmRow(arm, tuple(grouped[arm]), value[arm], None, True))
             continue
-        components = []
+        components, strata = [], []
         for key, weight in link.criterion:
             shared = sorted(set(merged[best][key]) & set(merged[arm][key]))
             components.append((weight, _pick(merged[best][key], shared), _pick(merged[arm][key], shared)))
-        iv = composite_difference(components, seed=seed).interval
+            strata.append(tuple(shared))
+        iv = composite_difference(components, strata=strata, seed=seed).interval
         rows.append(ArmRow(arm, tuple(grouped[arm]), value[arm], (iv.value, iv.low, iv.high), iv.low <= 0))
     rows.sort(key=lambda row: -score[row.arm])
     tied = [arm for arm in order if next(r for r in rows if r.arm == arm).tied]

@@ -19,7 +19,7 @@ reproducible). Its coverage is checked by simulation in ``tests/eval/test_eval_i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,40 +182,52 @@ def composite_difference(
         tuple[float, tuple[Sequence[float], Sequence[float] | None], tuple[Sequence[float], Sequence[float] | None]]
     ],
     *,
+    strata: Sequence[Hashable] | None = None,
     resamples: int = RESAMPLES,
     seed: int = 0,
     level: float = LEVEL,
 ) -> Difference:
     """``sum(weight * (metric_i(A) - metric_i(B)))`` with its interval: a declared composite criterion.
 
-    Each component is paired over its own units and resampled on its own (its own seed): components of different
-    evaluation files rest on different prompts, so their resamples are independent. Higher is better; a component
-    where lower wins carries a negative weight.
+    Components measured on the same units (two metrics of one source) are resampled with the same draws, so their
+    covariance stays in the interval; resampling them apart would narrow it. Components of different evaluation
+    files rest on different prompts and are resampled independently. Higher is better; a component where lower
+    wins carries a negative weight.
 
     Args:
         components: ``(weight, a, b)`` per metric, ``a`` and ``b`` as in ``paired_difference``.
+        strata: one label per component naming its units (e.g. the tuple of unit names): components with equal
+            labels list the same units in the same order and share their draws. None: every component its own.
 
     Raises:
-        ValueError: no components, or a component that ``paired_difference`` refuses.
+        ValueError: no components, a component that ``paired_difference`` refuses, ``strata`` of another length,
+            or components of one stratum with different numbers of units.
     """
     if not components:
         raise ValueError("a composite needs at least one metric")
+    labels = list(range(len(components))) if strata is None else list(strata)
+    if len(labels) != len(components):
+        raise ValueError(f"strata: {len(labels)} labels for {len(components)} components")
+    offsets = {label: index for index, label in reversed(list(enumerate(labels)))}
+    sizes: dict[Hashable, int] = {}
     value = 0.0
     draws = np.zeros(resamples)
-    units = 0
     for index, (weight, a, b) in enumerate(components):
         num_a, den_a = _ratio_arrays(*a)
         num_b, den_b = _ratio_arrays(*b)
         if num_a.size != num_b.size:
             raise ValueError(f"a paired difference needs the same units in both: {num_a.size} vs {num_b.size}")
+        label = labels[index]
+        if sizes.setdefault(label, int(num_a.size)) != num_a.size:
+            raise ValueError(f"components of one stratum need the same units: {sizes[label]} vs {num_a.size}")
         value += weight * float(num_a.sum() / den_a.sum() - num_b.sum() / den_b.sum())
         draws += weight * _resampled(
             num_a.size,
             resamples,
-            seed + index,
+            seed + offsets[label],
             lambda picks, na=num_a, da=den_a, nb=num_b, db=den_b: _ratio(na, da, picks) - _ratio(nb, db, picks),
         )
-        units += int(num_a.size)
+    units = sum(sizes.values())
     low, high = _percentiles(draws, level)
     interval = Interval(value, low, high, units, level)
     verdict = "A better" if low > 0 else "B better" if high < 0 else "no detectable difference at this size"

@@ -71,7 +71,7 @@ def metric_units(records: Iterable[Record], key: str) -> Units:
     for source in sorted(sources, key=len, reverse=True):
         if key.startswith(source + "/"):
             units = source_units(source, key[len(source) + 1 :], sources[source])
-            if units is None:
+            if not units:  # None, or no unit with a value (a judge that answered none of them)
                 break
             return {f"{source}\x00{unit}": value for unit, value in units.items()}
     else:
@@ -82,7 +82,7 @@ def metric_units(records: Iterable[Record], key: str) -> Units:
             name = key[len(mean.prefix) + 1 :]
             own = {s: r for s, r in sources.items() if find_family(s) is family}
             parts = {s: source_units(s, name, r) for s, r in own.items()}
-            if own and all(part is not None for part in parts.values()):
+            if own and all(parts.values()):
                 return _mean_over_sources(parts)  # type: ignore[arg-type]
     raise ValueError(f"metric {key!r}: no per-prompt values in these samples (not a source's declared metric)")
 

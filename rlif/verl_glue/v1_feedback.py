@@ -145,13 +145,17 @@ class _RewardFeedback:
 
     def _clear_groups(self, partition_id: str, uids: set[str]) -> None:
         """Before verl clears finished prompts from TransferQueue (dropped as tied, or surplus to the batch), keep
-        their records for the policy: what it learns from is every prompt generated, not only those trained on."""
+        their records for the policy: what it learns from is every prompt generated, not only those trained on.
+        Unjudged responses are left out, as ``drop_no_verdict`` leaves them out of the batch: a group the judge
+        never answered is tied at its placeholder 0, and the policy would read that as a failed pool."""
         if self.drops_tied_groups and partition_id == "train" and uids:
             finished = set(uids) & self.finished_keys[partition_id]  # type: ignore[attr-defined]
             keys = sorted(key for key in self.partitions[partition_id] if key.split("_")[0] in finished)  # type: ignore[attr-defined]
             if keys:
                 records, _ = read_records(keys, partition_id)
-                self._outside_batch.extend(records)
+                flags = _flags(keys, partition_id, NO_VERDICT_FLAG) or [None] * len(keys)
+                judged = [record for record, flag in zip(records, flags, strict=True) if not flag]
+                self._outside_batch.extend(judged)
                 self._groups_outside_batch += len({record.group for record in records})
         super()._clear_groups(partition_id, uids)  # type: ignore[misc]
 

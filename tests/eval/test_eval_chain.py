@@ -146,3 +146,15 @@ def test_a_test_file_metric_is_never_selected_on() -> None:
     found = {run: CandidateResult(run, 500, records) for run in VOLUMES}
     with pytest.raises(MissingResultsError, match=r"graph/optimal_rate is measured on test files"):
         resolve(link(), found, SETTINGS)
+
+
+def test_a_composite_of_metrics_on_the_same_prompts_resamples_them_together() -> None:
+    """Two criterion metrics measured on the same prompts move together; resampling them apart would drop their
+    covariance and narrow the interval. Half of one metric plus half of itself must have that metric's interval."""
+    found = results({"graph_v45k": 0.40, "graph_v60k": 0.45, "graph_v90k": 0.38}, prompts=300)
+    single = resolve(link(), found, SETTINGS)
+    halves = resolve(link(weights=(("graph/optimal_rate", 0.5), ("graph/optimal_rate", 0.5))), found, SETTINGS)
+    for one, two in zip(single.rows, halves.rows, strict=True):
+        assert one.arm == two.arm
+        if one.lead is not None:
+            assert two.lead == pytest.approx(one.lead)

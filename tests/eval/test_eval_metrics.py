@@ -204,3 +204,18 @@ def test_logicif_by_training_interval_with_truncation_beside_the_headline(tmp_pa
     assert "| all | 0.7500 | 0.7500 | 0.7500 | 0.7500 | 0.2500 |" in table
     assert "| 10 | 0.5000 | 0.5000 | 0.5000 | 0.5000 | 0.5000 |" in table
     assert "## logicif: accuracy by difficulty" not in table  # no row carries a level: no table of one "unknown"
+
+
+def test_headlines_of_families_with_a_mean_over_tasks_get_their_intervals() -> None:
+    """reasoning-gym's ``accuracy``, per task and over tasks, is a mean over prompts with a 95% interval."""
+    records = [
+        {"data_source": f"reasoning_gym/{task}", "id": str(i), "sample": s, "acc": float((i + s) % 2), "score": 0.0}
+        for task in ("maze", "base_conversion")
+        for i in range(12)
+        for s in range(1 + i % 2)  # unequal samples per prompt: prompts weigh the same
+    ]
+    metrics = compute_metrics(records)
+    for key in ("reasoning_gym/maze/accuracy", "reasoning_gym/accuracy"):
+        assert key in metrics["intervals"], key
+    flat = metrics["metrics"]
+    assert flat["reasoning_gym/maze/accuracy"] == pytest.approx(flat["reasoning_gym/maze/acc"])

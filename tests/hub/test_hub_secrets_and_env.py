@@ -49,6 +49,22 @@ def test_redaction_covers_every_shape_a_token_takes() -> None:
         assert "<redacted>" in out
 
 
+def test_secret_values_are_those_of_secret_named_variables_only() -> None:
+    """A name is secret by a whole word of it: ``TOKENIZERS_PARALLELISM=false`` is a setting, and redacting its
+    value would turn every "false" of a message into ``<redacted>``."""
+    from rlif.redaction import secret_values
+
+    environ = {
+        "HF_TOKEN": TOKEN,
+        "WANDB_API_KEY": "wandbkey123",
+        "AWS_SECRET_ACCESS_KEY": "awssecret",
+        "TOKENIZERS_PARALLELISM": "false",
+        "HF_HOME": "/home/me/hf",
+    }
+    assert sorted(secret_values(environ)) == sorted([TOKEN, "wandbkey123", "awssecret"])
+    assert redact("trainer.use_v1=false", secret_values(environ)) == "trainer.use_v1=false"
+
+
 def test_chained_exceptions_are_one_redacted_line(tmp_path: Path) -> None:
     try:
         try:
@@ -77,6 +93,12 @@ ENV_CASES = [
     ("HF_DATA_REPO='org/data'\n", "line 1: HF_DATA_REPO: has quotes, which bash, python-dotenv and xargs strip "
      "differently; write the value without them"),
     ("just words\n", "line 1: not a KEY=value line (bash would run it as a command); comment it out with #"),
+    ("WANDB_API_KEY=abc&def\n", "line 1: WANDB_API_KEY: has one of ; & | < > ( ), which bash reads as a command "
+     "separator, pipe, redirection or subshell and python-dotenv keeps as text; write the value without it, or "
+     "export it in the shell instead of .env"),
+    ("RLIF_X=a;echo ran\n", "line 1: RLIF_X: has one of ; & | < > ( ), which bash reads as a command separator, "
+     "pipe, redirection or subshell and python-dotenv keeps as text; write the value without it, or export it in "
+     "the shell instead of .env"),
 ]  # fmt: skip
 
 

@@ -180,3 +180,20 @@ def test_settings_pickle_and_entry_runs_off_the_main_thread() -> None:
         thread.start()
         thread.join(5)
     assert results and results[0]["score"] == pytest.approx(0.9)
+
+
+def test_accuracy_rests_on_judged_samples_only() -> None:
+    """A sample the judge never answered carries a placeholder 0: the headline leaves it out, as ``mean_score``
+    does, and ``no_verdict_rate`` reports it."""
+    from rewards.judge import judge_metrics
+
+    records = [
+        {"acc": 1.0, "score": 0.9, "judge_no_verdict": 0.0, "judge_probability": 0.9},
+        {"acc": 0.0, "score": 0.2, "judge_no_verdict": 0.0, "judge_probability": 0.2},
+        {"acc": 0.0, "score": 0.0, "judge_no_verdict": 1.0},
+        {"acc": 0.0, "score": 0.0, "judge_no_verdict": 1.0},
+    ]
+    metrics = judge_metrics(records)
+    assert metrics["accuracy"] == pytest.approx(0.5)
+    assert metrics["mean_score"] == pytest.approx(0.55)
+    assert metrics["no_verdict_rate"] == pytest.approx(0.5)

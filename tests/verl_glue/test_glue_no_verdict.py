@@ -83,3 +83,29 @@ def test_a_queue_answering_an_absent_field_with_an_empty_batch_means_absent(
     assert len(batch.keys) == 4
     assert not any(key.startswith("sampler/no_verdict") for key in metrics)
     assert len(trainer.train_dataset.seen[0]) == 4
+
+
+class JudgedRefills(FakeTrainer):
+    """A trainer whose refills are judged groups (each response carries the no-verdict flag)."""
+
+    def refill(self, count: int) -> int:
+        self.asked += count
+        for _ in range(count):
+            uid, rewards = self.refills.pop(0)
+            _put(self.queue, uid, rewards, [0.0] * len(rewards))
+        return count
+
+
+def test_unjudged_samples_of_groups_dropped_as_tied_never_reach_the_policy(queue: FakeQueue) -> None:
+    """With dynamic sampling, a group the judge never answered is tied at its placeholder 0 and leaves before the
+    batch is read; its records reach the policy through the tied-group path, which must leave the unjudged out too."""
+    _put(queue, "down", [0.0, 0.0], [1.0, 1.0])  # judge down: both placeholders, a tie at 0
+    _put(queue, "half", [0.0, 0.0], [0.0, 1.0])  # one judged 0, one placeholder 0: a tie too
+    _put(queue, "mixed", [1.0, 0.0], [0.0, 0.0])
+    trainer = JudgedRefills(queue, batch_size=1, refills=[("new1", [0.0, 1.0]), ("new2", [1.0, 0.0])])
+
+    _buffer(trainer, drop=True).sample(global_steps=1, partition_id="train", batch_size=1)
+
+    seen = trainer.train_dataset.seen[0]
+    assert not any(r.group == "down" for r in seen)
+    assert [r.reward for r in seen if r.group == "half"] == [0.0]  # the judged response only
