@@ -131,8 +131,6 @@ def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
         "prompts": len(prompts),
         "samples": len(records),
         "samples_per_prompt": {"min": min(sizes), "max": max(sizes)},
-        "score": mean(r.get("score", 0.0) for r in records),
-        "acc": mean(r.get("acc", 0.0) for r in records),
         "reward_errors": int(sum(r.get("reward_error", 0.0) for r in records)),
         "think_unclosed_rate": mean(r.get("think_unclosed", 0.0) for r in records),
         "pass@k": {str(k): v for k, v in pass_at_k_of(prompts).items()},
