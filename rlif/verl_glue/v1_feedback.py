@@ -88,7 +88,7 @@ class OverlongOptions:
         """Read the buffer's ``sampler_kwargs``.
 
         Raises:
-            ValueError: an unknown mode, or a mode without the response cap.
+            ValueError: an unknown mode, a mode without the response cap, or soft punishment without a buffer.
         """
         mode = str(options.get(OVERLONG_KEY, "none"))
         if mode not in ("none", "soft_punish", "mask"):
@@ -96,7 +96,13 @@ class OverlongOptions:
         cap = int(options.get(MAX_RESPONSE_KEY, 0))
         if mode != "none" and cap <= 0:
             raise ValueError(f"{OVERLONG_KEY}={mode} needs {MAX_RESPONSE_KEY} (data.max_response_length)")
-        return cls(mode, cap, int(options.get(OVERLONG_BUFFER_KEY, 0)), float(options.get(OVERLONG_PENALTY_KEY, 1.0)))
+        buffer = int(options.get(OVERLONG_BUFFER_KEY, 0))
+        if mode == "soft_punish" and not 0 < buffer <= cap:
+            raise ValueError(
+                f"{OVERLONG_KEY}=soft_punish needs {OVERLONG_BUFFER_KEY} between 1 and {MAX_RESPONSE_KEY} ({cap}), "
+                f"got {buffer}"
+            )
+        return cls(mode, cap, buffer, float(options.get(OVERLONG_PENALTY_KEY, 1.0)))
 
 
 class _RewardFeedback:
@@ -277,6 +283,10 @@ def drop_no_verdict(batch: Any, records: Sequence[Record]) -> tuple[Any, list[Re
         The batch without those keys, the records of judged responses, and the step's
         ``sampler/no_verdict/{rate,dropped_responses,dropped_groups}`` (only when a response of the batch was judged
         by a network verifier, i.e. carried the flag).
+
+    Raises:
+        RuntimeError: no group keeps two judged responses (the judge was down for the whole step): verl cannot
+            train on an empty batch, and training on placeholders would teach nothing true.
     """
 
     keys = list(batch.keys)
@@ -285,6 +295,12 @@ def drop_no_verdict(batch: Any, records: Sequence[Record]) -> tuple[Any, list[Re
         return batch, list(records), {}
     unjudged = {key for key, flag in zip(keys, flags, strict=True) if flag}
     dropped, dropped_groups = _keys_to_drop(keys, unjudged)
+    if len(dropped) == len(keys):
+        raise RuntimeError(
+            f"no response of this step has two judged responses in its group ({len(unjudged)} of {len(keys)} had "
+            "no verdict): the judge did not answer; check its server and the judge's timeout, then resume from the "
+            "last checkpoint"
+        )
     flagged = sum(flag is not None for flag in flags)
     metrics = {
         "sampler/no_verdict/rate": len(unjudged) / flagged,

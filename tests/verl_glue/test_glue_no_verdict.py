@@ -109,3 +109,12 @@ def test_unjudged_samples_of_groups_dropped_as_tied_never_reach_the_policy(queue
     seen = trainer.train_dataset.seen[0]
     assert not any(r.group == "down" for r in seen)
     assert [r.reward for r in seen if r.group == "half"] == [0.0]  # the judged response only
+
+
+def test_a_step_without_any_verdict_stops_with_one_line(queue: FakeQueue) -> None:
+    """A judge down for a whole step leaves nothing to train on: a clear error, not an empty batch for verl."""
+    _put(queue, "a", [0.0, 0.0], [1.0, 1.0])
+    _put(queue, "b", [0.0, 0.0], [1.0, 0.0])  # one judged response left: its group goes too
+    trainer = FakeTrainer(queue, batch_size=2, refills=[])
+    with pytest.raises(RuntimeError, match=r"3 of 4 had no verdict\): the judge did not answer"):
+        _buffer(trainer, drop=False).sample(global_steps=1, partition_id="train", batch_size=2)

@@ -127,3 +127,15 @@ def test_none_touches_nothing(queue: LengthQueue) -> None:
     assert len(batch.keys) == 2 and not any(k.startswith("sampler/overlong") for k in metrics)
     with pytest.raises(ValueError, match=r"rlif_overlong.*not one of"):
         _buffer(trainer, rlif_overlong="cut")
+
+
+def test_soft_punishment_without_a_buffer_is_refused() -> None:
+    """A zero buffer would divide by zero at the first long response; it is refused when the buffer is built."""
+    from rlif.verl_glue.v1_feedback import OverlongOptions
+
+    base = {"rlif_overlong": "soft_punish", "rlif_max_response_length": 64}
+    with pytest.raises(ValueError, match=r"soft_punish needs rlif_overlong_buffer between 1 and .* \(64\), got 0"):
+        OverlongOptions.from_kwargs(base)
+    with pytest.raises(ValueError, match=r"got 65"):
+        OverlongOptions.from_kwargs({**base, "rlif_overlong_buffer": 65})
+    assert OverlongOptions.from_kwargs({**base, "rlif_overlong_buffer": 16}).buffer_tokens == 16
