@@ -44,8 +44,11 @@ PROMPT_FIELDS = ("prompt", "question", "problem")
 def find_results(path: Path) -> Path:
     """The results file ``path`` names, or the newest ``results_<date>.json`` below the folder ``path``.
 
+    lm-eval writes each model's results into a subfolder named after the model; a folder holding several models'
+    results is refused, so one model's numbers are never imported under another's run.
+
     Raises:
-        ValueError: no such file or folder, or no results file under the folder.
+        ValueError: no such file or folder, no results file under the folder, or results in several subfolders.
     """
     path = Path(path)
     if path.is_file():
@@ -55,6 +58,11 @@ def find_results(path: Path) -> Path:
     found = sorted((p for p in path.rglob("results_*.json") if RESULTS_FILE.match(p.name)), key=lambda p: p.name)
     if not found:
         raise ValueError(f"{path}: no lm-eval results_<date>.json below it (lm-eval run --output_path ...)")
+    folders = sorted({str(p.parent.relative_to(path)) for p in found})
+    if len(folders) > 1:
+        raise ValueError(
+            f"{path}: results of several models ({', '.join(folders)}); name the model's folder or results file"
+        )
     return found[-1]
 
 

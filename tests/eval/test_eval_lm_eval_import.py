@@ -134,3 +134,13 @@ def test_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[s
     bad.write_text("{}")
     assert main(["import", str(bad), "--out", str(tmp_path / "o")]) == 2
     assert "not an lm-eval results file" in capsys.readouterr().err
+
+
+def test_a_folder_with_several_models_results_is_refused(lm_eval_output: Path) -> None:
+    newest = next(lm_eval_output.rglob("results_*.json"))
+    other = lm_eval_output / "another__model" / newest.name
+    other.parent.mkdir()
+    other.write_text(newest.read_text())
+    with pytest.raises(ValueError, match=r"results of several models \(.*another__model.*\); name the model's"):
+        find_results(lm_eval_output)
+    assert find_results(other.parent) == other
