@@ -118,10 +118,8 @@ job_start() {
         echo "error: job has ${SLURM_JOB_NUM_NODES:-?} nodes, recipe was generated for $NNODES: regenerate with --nodes" >&2
         exit 2
     fi
-    # The same wandb run across requeues (same job id); verl passes no id, wandb reads these.
-    export WANDB_RUN_ID="${SLURM_JOB_ID}-${RUN_NAME:0:48}"
-    export WANDB_RESUME=allow
-    echo "[$(date -Is)] $RUN_NAME: job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"
+    wandb_attempt
+    echo "[$(date -Is)] $RUN_NAME: job ${SLURM_JOB_ID} restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID (group $WANDB_RUN_GROUP)"
     job_runtime
     CKPT_DIR="$RLIF_ROOT/checkpoints/$RUN_PROJECT/$RUN_NAME"
     mkdir -p "$CKPT_DIR" log
@@ -129,6 +127,17 @@ job_start() {
     # verl's file logger truncates its file on start, so each attempt of a requeued job gets its own; hf_upload.py
     # reads them all for the model card. Exported before Ray starts so the trainer actor inherits it.
     export VERL_FILE_LOGGER_PATH="$CKPT_DIR/metrics.${SLURM_JOB_ID}.${SLURM_RESTART_COUNT:-0}.jsonl"
+}
+
+# One wandb run per job attempt, grouped under the run's name. A requeued attempt resumes from the last checkpoint,
+# step k, and logs steps k+1, ... again; resuming the earlier attempt's wandb run would drop them (wandb keeps only
+# steps above a run's last one), while a new run starts at any step (docs/recipes.md, "What a generated script
+# does"). verl's wandb.init passes no id or group: wandb reads these.
+wandb_attempt() {
+    export WANDB_RUN_GROUP="$RUN_NAME"
+    export WANDB_RUN_ID="${SLURM_JOB_ID}-${SLURM_RESTART_COUNT:-0}-${RUN_NAME:0:44}"
+    # a .env resume setting would tie the attempt to a run it cannot continue without dropping steps
+    unset WANDB_RESUME WANDB_RESUME_FROM
 }
 
 # One run, one job: the same script submitted twice would train twice into one checkpoint directory. The first job

@@ -163,6 +163,12 @@ def check_batches(run: RunSpec, nnodes: int, gpus_per_node: int) -> list[Problem
         nnodes: ``trainer.nnodes`` as finally overridden.
         gpus_per_node: ``trainer.n_gpus_per_node`` as finally overridden.
     """
+    from rlif.runs.choices import resolved_run
+
+    try:
+        run = resolved_run(run)  # the values verl gets where the matrix leaves them to the planner
+    except ValueError as err:
+        return [Problem(run.name, "train", str(err))]
     t, s = run.train, run.slurm
     world = nnodes * gpus_per_node
     problems: list[Problem] = []

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -30,6 +30,9 @@ from rlif.recipes.generate import (
 from rlif.runs.matrix import Matrix, load_matrix
 from rlif.runs.probe import PROMPTS_PER_INTERVAL, TRUNCATION_WARN, Probe, default_probe_path, load_probe, probe_warnings
 from rlif.runs.spec import RunSpec
+
+if TYPE_CHECKING:
+    from rlif.runs.planner import RunPlan
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,14 +163,15 @@ def summary_table(written: Sequence[Written], dry_run: bool, probes: Mapping[str
     table = Table(title=f"{title}; planner estimates, docs/run-planning.md")
     table.add_column("script", no_wrap=True)
     for column in (
-        "nodes x GPUs", "steps", "epochs", "tokens/step", "peak GiB/GPU", "step", "GPU-h", "time limit", "eval GPUs",
+        "nodes x GPUs", "steps", "epochs", "tokens/step", "peak GiB/GPU", "vLLM/offload/SP", "step", "GPU-h",
+        "time limit", "eval GPUs",
     ):  # fmt: skip
         table.add_column(column)
     for item in written:
         run = item.run
         script = str(item.path.relative_to(REPO_ROOT) if item.path.is_relative_to(REPO_ROOT) else item.path)
         if run.cpu_mode:
-            table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 8)
+            table.add_row(script, f"{run.slurm.nodes} x {run.slurm.gpus_per_node}", *["(cpu test)"] * 9)
             continue
         plan = plan_run(run, REPO_ROOT, probe=(probes or {}).get(run.name))
         gpu_hours, n_requeues = plan.gpu_hours_range(), requeues(plan, run.slurm.time)
@@ -182,12 +186,42 @@ def summary_table(written: Sequence[Written], dry_run: bool, probes: Mapping[str
             "?" if plan.epochs is None else f"{plan.epochs:.2f}",
             f"{plan.expected_tokens_per_step / 1e6:.1f}M (max {plan.max_tokens_per_step / 1e6:.1f}M)",
             f"{plan.peak.total_gib:.0f} ({plan.peak.name})",
+            memory_settings_cell(plan),
             f"{fast / 60:.1f}-{slow / 60:.1f} min",
             "?" if gpu_hours is None else f"{gpu_hours[0]:,.0f}-{gpu_hours[1]:,.0f}",
             limit,
             f"{plan_eval(run).tp} (TP), n={run.eval.n}",
         )
     return table
+
+
+def memory_settings_cell(plan: RunPlan) -> str:
+    """vLLM's share, actor offload and SP as planned, e.g. ``0.7/no/1``; a ``*`` marks one the planner chose."""
+    by_key = {choice.key: choice for choice in plan.choices}
+    words = []
+    for key in ("train.gpu_memory_utilization", "train.actor_offload", "train.sequence_parallel"):
+        choice = by_key[key]
+        value = ("yes" if choice.value else "no") if isinstance(choice.value, bool) else f"{choice.value:g}"
+        words.append(value + ("*" if choice.auto else ""))
+    return "/".join(words)
+
+
+def memory_setting_lines(written: Sequence[Written], shown: int = 3) -> list[str]:
+    """One line per distinct memory setting of the written GPU runs with its reason (``rlif.runs.choices``) and the
+    runs it applies to, so that what the planner chose, and why, is read before a job is submitted."""
+    from rlif.runs.planner import plan_run
+
+    runs_by_text: dict[str, list[str]] = {}
+    for item in written:
+        if item.run.cpu_mode:
+            continue
+        for choice in plan_run(item.run, REPO_ROOT).choices:
+            runs_by_text.setdefault(choice.text(), []).append(item.run.name)
+    lines = []
+    for text, names in runs_by_text.items():
+        listed = ", ".join(names[:shown]) + (f", ... ({len(names)} runs)" if len(names) > shown else "")
+        lines.append(f"{text}: {listed}")
+    return lines
 
 
 def stage_gpu_hours(written: Sequence[Written], probes: Mapping[str, Probe] | None = None) -> list[str]:
@@ -513,6 +547,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if errors:
         return 1
     console.print(summary_table(written, args.dry_run, probes))
+    for line in memory_setting_lines(written):
+        console.print(f"memory: {line}", highlight=False, markup=False, soft_wrap=True)
     for line in stage_gpu_hours(written, probes):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     for line in measured_lines(written, probes, args.truncation_warn):

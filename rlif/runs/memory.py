@@ -238,8 +238,12 @@ def token_budgets(run: RunSpec, shape: ModelShape | None = None) -> tuple[int, i
     that fits ``slurm.gpu_memory_gb``. Without, a micro-batch is ``micro_batch_per_gpu`` full-length sequences.
 
     Raises:
-        ValueError: a budget is left to the planner and the model's architecture cannot be found.
+        ValueError: a budget or a memory setting is left to the planner and the model's architecture cannot be
+            found, or a CPU-mode run leaves a memory setting to it (``rlif.runs.choices.resolve``).
     """
+    from rlif.runs.choices import resolved_run  # the choices are made on this module's pass plans
+
+    run = resolved_run(run, shape)
     t, s = run.train, run.slurm
     longest = t.max_prompt_length + t.max_response_length
     if not t.dynamic_batch:

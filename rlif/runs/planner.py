@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rlif.runs.choices import Choice, resolve
 from rlif.runs.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class RunPlan:
             (``auto_save_freq``); -1 never saves.
         problems: (key, message) pairs: what does not fit or cannot run, with the knob that fixes it.
         judge_gpus: GPUs the job holds for its judge server (``judge.gpus``): not in ``world``, in the GPU-hours.
+        choices: vLLM's share, actor offload and sequence parallel as planned, each with the planner's reason or
+            the note that the matrix fixes it (``rlif.runs.choices``).
     """
 
     run: str
@@ -83,6 +86,7 @@ class RunPlan:
     save_freq: int = -1
     problems: tuple[tuple[str, str], ...] = field(default=())
     judge_gpus: int = 0
+    choices: tuple[Choice, ...] = field(default=())
 
     @property
     def peak(self) -> PassPlan:
@@ -164,10 +168,13 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
         probe: measured lengths and decode rate (``rlif.runs.probe``) that replace the matrix's assumed ones.
 
     Raises:
-        ValueError: the model's architecture cannot be found, or the probe does not match the run.
+        ValueError: the model's architecture cannot be found, the probe does not match the run, or a CPU-mode run
+            leaves a memory setting to the planner.
     """
-    t, s, p = run.train, run.slurm, run.plan
     shape = model_shape(run.model, hub_cache)
+    resolution = resolve(run, shape)
+    run = resolution.run
+    t, s, p = run.train, run.slurm, run.plan
     world = s.nodes * s.gpus_per_node - run.judge.gpus
     if world < 1:
         raise ValueError(f"judge.gpus {run.judge.gpus} of {s.nodes} x {s.gpus_per_node} GPUs leave no GPU to train on")
@@ -249,6 +256,7 @@ def plan_run(run: RunSpec, root: Path, hub_cache: Path | None = None, probe: Pro
         save_freq=save_freq,
         problems=tuple(problems),
         judge_gpus=run.judge.gpus,
+        choices=resolution.choices,
     )  # fmt: skip
 
 

@@ -14,10 +14,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+AUTO = "auto"
+"""The value of a setting the run planner chooses (``rlif.runs.choices``) instead of the matrix."""
+
+Auto = Literal["auto"]
+"""The type of ``AUTO`` in a setting's annotation: ``float | Auto`` takes a number or ``auto``."""
 
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 """Run names become file names, Slurm job names and wandb ids: keep them to safe characters."""
@@ -74,11 +81,14 @@ class TrainSpec:
         max_response_length: generation limit.
         rollout_n: responses per prompt (the GRPO group size).
         rollout_tp: vLLM tensor parallel size.
-        gpu_memory_utilization: vLLM's share of GPU memory.
+        gpu_memory_utilization: vLLM's share of GPU memory; ``auto``: the planner's, the highest that leaves the
+            actor what it keeps on the GPU during generation plus a margin (``rlif.runs.choices``).
         temperature: rollout sampling temperature.
         sequence_parallel: Ulysses sequence-parallel size of actor and reference; attention and KV heads must
-            divide by it.
+            divide by it. ``auto``: 1 unless one full-length sequence's update does not fit a GPU, then the
+            smallest size that fits and that heads, KV heads and the GPUs allow.
         actor_offload: offload actor parameters and optimizer state to CPU outside the actor's own passes.
+            ``auto``: only when a pass does not fit with them resident.
         gradient_checkpointing: activation checkpointing of the actor (recompute each decoder layer in backward).
         fused_kernels: verl's fused lm_head + log-prob + entropy kernels, which never build the full
             tokens x vocabulary logits.
@@ -130,10 +140,10 @@ class TrainSpec:
     max_response_length: int
     rollout_n: int
     rollout_tp: int
-    gpu_memory_utilization: float
+    gpu_memory_utilization: float | Auto
     temperature: float
-    sequence_parallel: int
-    actor_offload: bool
+    sequence_parallel: int | Auto
+    actor_offload: bool | Auto
     gradient_checkpointing: bool
     fused_kernels: bool
     entropy_chunking: bool
@@ -751,6 +761,16 @@ def _build(cls: type, raw: Mapping[str, Any], where: str, prefix: str) -> Any:
 
 def _coerce(hint: Any, value: Any, where: str, key: str) -> Any:
     """Check ``value`` against a field's type; YAML ints are accepted for floats, nothing else is converted."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        concrete = [arg for arg in typing.get_args(hint) if arg != Auto]
+        if len(concrete) != 1 or Auto not in typing.get_args(hint):
+            raise TypeError(f"unsupported field type {hint!r} for {key}")
+        if value == AUTO:
+            return AUTO
+        try:
+            return _coerce(concrete[0], value, where, key)
+        except ValueError:
+            raise ValueError(f"{where}: {key} must be {concrete[0].__name__} or {AUTO!r}, got {value!r}") from None
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, where, key + ".")
     origin = typing.get_origin(hint)

@@ -203,11 +203,14 @@ def build_overrides(run: RunSpec) -> list[Override]:
     """Every override of ``run``'s ``main_ppo`` call, in a stable, readable order.
 
     Raises:
-        ValueError: a reward or sampler value that cannot be written as an override.
+        ValueError: a reward or sampler value that cannot be written as an override, or a setting left to the
+            planner that it cannot choose (unknown model, a CPU-mode run).
     """
+    from rlif.runs.choices import resolved_run
     from rlif.runs.memory import token_budgets
     from rlif.runs.planner import run_save_freq
 
+    run = resolved_run(run)  # the planner's vLLM share, actor offload and SP where the matrix says auto
     t = run.train
     actor_budget, log_prob_budget, ref_budget = token_budgets(run)
     longest = t.max_prompt_length + t.max_response_length

@@ -105,11 +105,15 @@ def test_log_directory_ships_with_the_checkout(scripts):
 
 
 def test_start_line_names_the_wandb_run():
-    """The start line prints the wandb id, which is fixed before it and the same on every restart of the job."""
+    """The start line prints the attempt's wandb id and group, set before it (``wandb_attempt``; what wandb does with
+    them: ``test_recipes_wandb_attempts.py``)."""
     text = (REPO_ROOT / LAUNCHER).read_text(encoding="utf-8")
-    start = text.index('restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID"')
-    assert 0 <= text.index('export WANDB_RUN_ID="${SLURM_JOB_ID}-${RUN_NAME:0:48}"') < start
-    assert text.index("export WANDB_RESUME=allow") < start
+    start = text.index(
+        'restart ${SLURM_RESTART_COUNT:-0} on ${SLURM_JOB_NODELIST}; wandb run $WANDB_RUN_ID (group $WANDB_RUN_GROUP)"'
+    )
+    assert 0 <= text.index("    wandb_attempt\n") < start
+    assert 'export WANDB_RUN_ID="${SLURM_JOB_ID}-${SLURM_RESTART_COUNT:-0}-${RUN_NAME:0:44}"' in text
+    assert "WANDB_RESUME=" not in text
 
 
 def test_scripts_call_the_launcher_steps_in_order(matrix, scripts):

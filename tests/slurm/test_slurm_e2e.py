@@ -125,11 +125,12 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
 
         first, _, second = text.partition(f"job {job} restart 1 on")
         assert second, "no second start in the log"
-        # both starts name the same wandb run (WANDB_RUN_ID + WANDB_RESUME=allow), so a requeue continues it
-        first_id = re.search(r"restart 0 on \S+; wandb run (\S+)", first)
-        second_id = re.search(r"^ \S+; wandb run (\S+)", second)
+        # each start is its own wandb run in the run's group, so the steps the requeue redoes are kept
+        first_id = re.search(r"restart 0 on \S+; wandb run (\S+) \(group (\S+)\)", first)
+        second_id = re.search(r"^ \S+; wandb run (\S+) \(group (\S+)\)", second)
         assert first_id and second_id, "a start line does not name the wandb run"
-        assert first_id.group(1) == second_id.group(1) == f"{job}-{RUN[:48]}"
+        assert first_id.groups() == (f"{job}-0-{RUN[:44]}", RUN)
+        assert second_id.groups() == (f"{job}-1-{RUN[:44]}", RUN)
         assert "ray_wait: 2 node(s), 2 GPU(s) ready" in first and "ray_wait: 2 node(s), 2 GPU(s) ready" in second
         assert "USR1, stopping and requeueing" in first
         assert "Resuming from" not in first
