@@ -26,6 +26,7 @@ from rlif.recipes.generate import (
     resolve_model_settings,
     site_from_env,
 )
+from rlif.recipes.render import LAUNCHER, job_root_problem
 from rlif.runs.matrix import Matrix, load_matrix
 from rlif.runs.spec import RunSpec
 
@@ -52,6 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="memory of one GPU in GiB for the run planner (default: RLIF_GPU_MEMORY_GB in .env, else the matrix's 80)",
     )
     parser.add_argument("--env-file", type=Path, default=REPO_ROOT / ".env")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=REPO_ROOT,
+        help="the checkout the jobs run in and log to (<root>/log), whatever directory they are submitted from "
+        "(#SBATCH --chdir; default: this checkout)",
+    )
+    parser.add_argument(
+        "--portable",
+        action="store_true",
+        help="write no root: the jobs run in, and log under, the directory they are submitted from, which must be "
+        "the repository root (the form of the scripts this repository commits)",
+    )
     parser.add_argument("--cpu-mode", action="store_true", help="CPU end-to-end variant (<run>_cpu.sh), tests only")
     parser.add_argument("--verl-python", help="Python with verl 0.9.1 for the config check (default: auto)")
     parser.add_argument(
@@ -270,6 +284,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Wide when piped (logs, tests), so run names are never cut; the terminal's width otherwise.
     console = Console(width=None if sys.stdout.isatty() else 200)
+    job_root = None if args.portable else args.root.absolute()
+    if job_root is not None:
+        problem = job_root_problem(job_root)
+        if problem is None and not (job_root / LAUNCHER).is_file():
+            problem = f"--root {job_root} is not an rlif checkout (no {LAUNCHER})"
+        if problem is not None:
+            console.print(f"error: {problem}", highlight=False, markup=False, soft_wrap=True)
+            return 2
     try:
         matrix = load_matrix(args.matrix)
         runs = select_runs(matrix, args)
@@ -336,7 +358,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         preflight_env = None if args.skip_preflight else preflight_environment(args.env_file)
         written = generate(
-            runs, args.out, verl_python, dry_run=args.dry_run, preflight_env=preflight_env, chain_notes=chain_notes
+            runs,
+            args.out,
+            verl_python,
+            dry_run=args.dry_run,
+            preflight_env=preflight_env,
+            chain_notes=chain_notes,
+            job_root=job_root,
         )
     except GenerationError as err:
         console.print(str(err), highlight=False, markup=False, soft_wrap=True)
@@ -349,8 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 soft_wrap=True,
             )
         return 1
-    if not args.dry_run:
-        (REPO_ROOT / "log").mkdir(exist_ok=True)
+    if not args.dry_run:  # Slurm opens the log before the script runs and creates no directory
+        ((job_root or REPO_ROOT) / "log").mkdir(exist_ok=True)
     console.print(summary_table(written, args.dry_run))
     for line in stage_gpu_hours(written):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
