@@ -284,14 +284,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Wide when piped (logs, tests), so run names are never cut; the terminal's width otherwise.
     console = Console(width=None if sys.stdout.isatty() else 200)
-    job_root = None if args.portable else args.root.absolute()
-    if job_root is not None:
-        problem = job_root_problem(job_root)
-        if problem is None and not (job_root / LAUNCHER).is_file():
-            problem = f"--root {job_root} is not an rlif checkout (no {LAUNCHER})"
-        if problem is not None:
-            console.print(f"error: {problem}", highlight=False, markup=False, soft_wrap=True)
-            return 2
     try:
         matrix = load_matrix(args.matrix)
         runs = select_runs(matrix, args)
@@ -301,6 +293,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         console.print(list_table(runs))
         return 0
+    job_root = None if args.portable else args.root.absolute()
+    if job_root is not None:
+        problem = job_root_problem(job_root)
+        if problem is None and not (job_root / LAUNCHER).is_file():
+            problem = f"--root {job_root} is not an rlif checkout (no {LAUNCHER})"
+        if problem is not None:
+            console.print(f"error: {problem}", highlight=False, markup=False, soft_wrap=True)
+            return 2
     chain_notes: dict[str, str] = {}
     if not args.cpu_mode:
         try:
