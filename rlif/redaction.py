@@ -6,6 +6,10 @@ or any exception further down the chain (``__cause__``, ``__context__``). A valu
 ``.env``) is also printed by ``repr`` as ``hf_...\\r``, which a plain ``str.replace`` of the token would miss. So
 redaction here replaces the known secret values in every form ``str`` and ``repr`` give them, and then every
 pattern that looks like a credential whether or not it is known.
+
+``guarded`` is the one way a command turns an exception into what the user sees: every front end (the Hub
+commands, ``rlif.eval``, ``rlif.report``) runs its body through it, so no error reaches the terminal unredacted or
+as a bare traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 MASK = "<redacted>"
@@ -118,3 +122,52 @@ def write_traceback(
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     return path
+
+
+EXPECTED: tuple[type[Exception], ...] = (ValueError, OSError, RuntimeError)
+"""What a command's own checks and its libraries raise for a user's mistake or the machine's state (the Hub client's
+errors are subclasses): one line. Anything else is a bug, whose traceback the user can attach to a report."""
+
+
+def guarded(
+    command: str,
+    body: Callable[[], int],
+    *,
+    extra_secrets: Callable[[], Iterable[str | None]] = tuple,
+    status: Callable[[Exception], int] = lambda err: 1,
+    describe: Callable[[Exception], str | None] = lambda err: None,
+) -> int:
+    """Run a command's body so that no exception reaches the terminal as a traceback or with a secret in it.
+
+    An expected failure (``EXPECTED``) prints ``error: <message>``; anything else also writes its redacted
+    traceback to a private file (``write_traceback``) and names it. Every message passes through ``redact`` with
+    the environment's secrets and ``extra_secrets``.
+
+    Args:
+        command: the command's name, for the traceback file.
+        body: the command after its arguments were parsed; returns the exit status.
+        extra_secrets: secrets read so far that the environment may not hold (a token from ``.env``).
+        status: the exit status of an expected failure (e.g. 2 for a usage error, 1 for a full disk).
+        describe: the command's own wording of an expected failure, or None for ``one_line``'s.
+
+    Returns:
+        ``body``'s status; after an error ``status(err)`` (1 when unexpected); 130 after Ctrl-C.
+    """
+    try:
+        return body()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except EXPECTED as err:
+        secrets = secret_values(extra=extra_secrets())
+        own = describe(err)
+        message = one_line(err, secrets) if own is None else redact(own, secrets)
+        print(f"error: {message}", file=sys.stderr)
+        return status(err)
+    except Exception as err:  # the one place that turns any failure into one line
+        secrets = secret_values(extra=extra_secrets())
+        path = write_traceback(err, command, secrets)
+        print(
+            f"error: {one_line(err, secrets, causes=True)}; unexpected, redacted traceback in {path}", file=sys.stderr
+        )
+        return 1

@@ -24,9 +24,11 @@ fi
 
 # ---- repository root, .env ---------------------------------------------------------------------------------------
 repo_root_and_env() {
-    # sbatch runs a copy of the job script from its spool directory, so the root is where the job was submitted from.
-    RLIF_ROOT="${SLURM_SUBMIT_DIR:-$PWD}"
+    # RLIF_ROOT is set by the job script: the checkout it was generated in (its #SBATCH --chdir), or for a script
+    # generated with --portable the submit directory (sbatch runs a spool copy of the script, so its own path says
+    # nothing). The first line of the log says which, and where the job was submitted from.
     cd "$RLIF_ROOT" || exit
+    echo "[$(date -Is)] $RUN_NAME: runs in $RLIF_ROOT (submitted from ${SLURM_SUBMIT_DIR:-?})"
     if [[ "$RLIF_ROOT" == *[[:space:],]* ]]; then
         echo "error: the repository path must not contain spaces or commas (verl overrides): $RLIF_ROOT" >&2
         exit 2
@@ -198,7 +200,7 @@ judge_start() {
         rlif-judge-gpus "$JUDGE_GPUS" "$PYTHON" -m vllm.entrypoints.cli.main serve "$model" --served-model-name "$model" \
         --host 127.0.0.1 --port "$port" --tensor-parallel-size "$JUDGE_GPUS" &
     JUDGE_PID=$!
-    local waited=0 limit="${RLIF_JUDGE_WAIT_SECONDS:-1200}"
+    local waited=0 pause limit="${RLIF_JUDGE_WAIT_SECONDS:-1200}"
     until on_head "$PYTHON" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
         "$url/models" 2>/dev/null; do
         if ! kill -0 "$JUDGE_PID" 2>/dev/null; then
@@ -209,8 +211,9 @@ judge_start() {
             echo "error: the judge server did not answer $url/models within ${limit}s" >&2
             exit 2
         fi
-        sleep 10
-        waited=$((waited + 10))
+        pause=$(( limit - waited < 10 ? limit - waited : 10 ))
+        sleep "$pause"
+        waited=$((waited + pause))
     done
     echo "[$(date -Is)] $RUN_NAME: judge ready after ${waited}s"
     # Every later step (preflight, Ray) sees the node's GPUs after the judge's.

@@ -24,7 +24,8 @@ NNODES=1
 GPUS_PER_NODE=8
 PREFLIGHT_OPTIONS=(--gpus 8 --gpu-memory-gb 80 --checkpoint-gib 19.2 --checkpoints 3 --check-versions)
 
-LAUNCHER="${SLURM_SUBMIT_DIR:-$PWD}/scripts/slurm_launch.sh"
+RLIF_ROOT="${SLURM_SUBMIT_DIR:-$PWD}"
+LAUNCHER="$RLIF_ROOT/scripts/slurm_launch.sh"
 [[ -f "$LAUNCHER" ]] || { echo "error: submit from the rlif repository root (no $LAUNCHER)" >&2; exit 2; }
 # shellcheck source=scripts/slurm_launch.sh
 source "$LAUNCHER"

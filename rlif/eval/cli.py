@@ -59,6 +59,7 @@ from rlif.eval.scoring import reward_options, score_samples
 from rlif.eval.serve import add_parser as add_serve_parser
 from rlif.eval.serve import run_serve
 from rlif.eval.tables import markdown_tables
+from rlif.redaction import guarded
 
 DEFAULT_MATRIX = Path("recipe/matrix.yaml")
 DEFAULT_EVAL_ROOT = Path("eval")
@@ -342,40 +343,47 @@ def _say(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None, engine_factory: EngineFactory = vllm_engine) -> int:
-    """Entry of ``python -m rlif.eval``; returns the exit status."""
+    """Entry of ``python -m rlif.eval``; returns the exit status: 2 for a mistake in the input, 1 when the disk
+    fails or on an unexpected error (its redacted traceback goes to a file the message names)."""
     args = _parser().parse_args(argv)
-    try:
-        out_arg = getattr(args, "out", None)
-        if out_arg is not None and out_arg.exists() and not out_arg.is_dir():
-            raise ValueError(
-                f"--out {out_arg}: is a file; --out names a directory for the three outputs (pick a new name)"
-            )
-        if args.command == "compare":
-            result = compare(load_evaluation(args.a), load_evaluation(args.b), args.metric)
-            print("\n".join(result.lines))
-            return 0
-        if args.command == "serve":
-            return run_serve(args)
-        if args.command == "import":
-            imported = import_lm_eval(args.lm_eval_output, args.out)
-            print(
-                f"[rlif eval] imported {len(imported['metrics'])} metrics of {len(imported['sources'])} lm-eval tasks"
-            )
-            for name in (SAMPLES_FILE, METRICS_FILE, TABLES_FILE):
-                print(f"[rlif eval] wrote {args.out / name}")
-            return 0
-        if args.command == "generate":
-            out, metrics = run_generate(args, engine_factory)
-        else:
-            out = args.out
-            metrics = run_score(args.responses, args.eval_file, args.out, parse_options(args.reward_option))
-    except (ValueError, RuntimeError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:  # the disk's fault (full, read-only), not the user's input
+    return guarded(
+        f"eval-{args.command}", lambda: _run(args, engine_factory), status=_error_status, describe=_describe_error
+    )
+
+
+def _error_status(err: Exception) -> int:
+    return 2 if isinstance(err, (ValueError, RuntimeError)) else 1
+
+
+def _describe_error(err: Exception) -> str | None:
+    """The disk's fault (full, read-only) in its own words; anything else as ``one_line`` says it."""
+    if _error_status(err) == 1 and isinstance(err, OSError):
         where = f"cannot write {err.filename}" if err.filename else "cannot write the results"
-        print(f"error: {where}: {err.strerror or err}; free space there or pass another --out", file=sys.stderr)
-        return 1
+        return f"{where}: {err.strerror or err}; free space there or pass another --out"
+    return None
+
+
+def _run(args: argparse.Namespace, engine_factory: EngineFactory) -> int:
+    out_arg = getattr(args, "out", None)
+    if out_arg is not None and out_arg.exists() and not out_arg.is_dir():
+        raise ValueError(f"--out {out_arg}: is a file; --out names a directory for the three outputs (pick a new name)")
+    if args.command == "compare":
+        result = compare(load_evaluation(args.a), load_evaluation(args.b), args.metric)
+        print("\n".join(result.lines))
+        return 0
+    if args.command == "serve":
+        return run_serve(args)
+    if args.command == "import":
+        imported = import_lm_eval(args.lm_eval_output, args.out)
+        print(f"[rlif eval] imported {len(imported['metrics'])} metrics of {len(imported['sources'])} lm-eval tasks")
+        for name in (SAMPLES_FILE, METRICS_FILE, TABLES_FILE):
+            print(f"[rlif eval] wrote {args.out / name}")
+        return 0
+    if args.command == "generate":
+        out, metrics = run_generate(args, engine_factory)
+    else:
+        out = args.out
+        metrics = run_score(args.responses, args.eval_file, args.out, parse_options(args.reward_option))
     total = sum(values["samples"] for values in metrics["sources"].values())
     print(f"[rlif eval] scored {total} samples of {len(metrics['sources'])} sources")
     names = (RESPONSES_FILE, MANIFEST_FILE) if args.command == "generate" else ()

@@ -16,7 +16,8 @@ from pathlib import Path
 from rlif.envfile import default_env_file
 from rlif.hub.network import LIMITS_HELP
 from rlif.hub.settings import HubSettings, load_settings
-from rlif.redaction import one_line, secret_values, write_traceback
+from rlif.redaction import guarded as run_guarded
+from rlif.redaction import one_line, secret_values
 
 
 def command_parser(
@@ -62,31 +63,20 @@ def report(err: BaseException, settings: HubSettings | None) -> int:
 
 
 def guarded(command: str, body: Callable[[], int], settings: Callable[[], HubSettings | None] = lambda: None) -> int:
-    """Run a command's body so that no exception reaches the terminal as a traceback or with a secret in it.
-
-    Expected failures (``ValueError``, ``OSError``, ``RuntimeError`` and the Hub client's errors, all subclasses
-    of those) print one redacted line; anything else also writes its redacted traceback to a file and names it.
+    """``rlif.redaction.guarded`` for a Hub command: expected failures exit 1, and the token of the settings read
+    so far is redacted too.
 
     Args:
         command: the command's name, for the traceback file.
         body: the command after its settings were read; returns the exit status.
-        settings: the settings read so far (their token is redacted too).
+        settings: the settings read so far.
 
     Returns:
         ``body``'s status, 1 after an error, 130 after Ctrl-C.
     """
-    try:
-        return body()
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except (ValueError, OSError, RuntimeError) as err:
-        return report(err, settings())
-    except Exception as err:  # the one place that turns any failure into one line
+
+    def token() -> list[str | None]:
         current = settings()
-        secrets = secret_values(extra=[current.token if current else None])
-        path = write_traceback(err, command, secrets)
-        print(
-            f"error: {one_line(err, secrets, causes=True)}; unexpected, redacted traceback in {path}", file=sys.stderr
-        )
-        return 1
+        return [current.token if current else None]
+
+    return run_guarded(command, body, extra_secrets=token)

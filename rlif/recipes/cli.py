@@ -27,6 +27,7 @@ from rlif.recipes.generate import (
     site_from_env,
     write_executable,
 )
+from rlif.recipes.render import LAUNCHER, job_root_problem
 from rlif.runs.matrix import Matrix, load_matrix
 from rlif.runs.probe import PROMPTS_PER_INTERVAL, TRUNCATION_WARN, Probe, default_probe_path, load_probe, probe_warnings
 from rlif.runs.spec import RunSpec
@@ -57,6 +58,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="memory of one GPU in GiB for the run planner (default: RLIF_GPU_MEMORY_GB in .env, else the matrix's 80)",
     )
     parser.add_argument("--env-file", type=Path, default=REPO_ROOT / ".env")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=REPO_ROOT,
+        help="the checkout the jobs run in and log to (<root>/log), whatever directory they are submitted from "
+        "(#SBATCH --chdir; default: this checkout)",
+    )
+    parser.add_argument(
+        "--portable",
+        action="store_true",
+        help="write no root: the jobs run in, and log under, the directory they are submitted from, which must be "
+        "the repository root (the form of the scripts this repository commits)",
+    )
     parser.add_argument("--cpu-mode", action="store_true", help="CPU end-to-end variant (<run>_cpu.sh), tests only")
     parser.add_argument("--verl-python", help="Python with verl 0.9.1 for the config check (default: auto)")
     parser.add_argument(
@@ -389,7 +403,9 @@ def measured_lines(written: Sequence[Written], probes: Mapping[str, Probe], trun
     return lines
 
 
-def write_probe_scripts(runs: Sequence[RunSpec], out_dir: Path, prompts: int, dry_run: bool, console: Console) -> int:
+def write_probe_scripts(
+    runs: Sequence[RunSpec], out_dir: Path, prompts: int, dry_run: bool, console: Console, *, root: Path | None = None
+) -> int:
     """Render (and unless ``dry_run`` write) each run's probe job to ``<out_dir>/probe/<run>.sh``. A run that gets
     no probe (``probe_refusal``) is named on one line and left out; a run whose probe does not fit a node is an
     error line. Returns 1 after any error, else 0."""
@@ -407,7 +423,7 @@ def write_probe_scripts(runs: Sequence[RunSpec], out_dir: Path, prompts: int, dr
             console.print(f"probe: skipped: {refusal}", highlight=False, markup=False, soft_wrap=True)
             continue
         try:
-            text = render_probe_script(run, env, prompts)
+            text = render_probe_script(run, env, prompts, root)
         except ValueError as err:
             console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
             failed = 1
@@ -428,7 +444,7 @@ def write_probe_scripts(runs: Sequence[RunSpec], out_dir: Path, prompts: int, dr
     return failed
 
 
-def probe_main(args: argparse.Namespace, matrix: Matrix, console: Console) -> int:
+def probe_main(args: argparse.Namespace, matrix: Matrix, console: Console, root: Path | None) -> int:
     """``--probe``: write the selected runs' probe jobs (runs named by ``--probe``, else ``--run``/``--stage``)."""
     names = [name for name in args.probe if name] + list(args.runs)
     if args.probe_prompts < 1:
@@ -446,7 +462,9 @@ def probe_main(args: argparse.Namespace, matrix: Matrix, console: Console) -> in
     for line in settings.skipped:
         console.print(f"model: skipped: {line}", highlight=False, markup=False, soft_wrap=True)
     runs = [apply_site(run, site) for run in settings.runs]
-    return write_probe_scripts(runs, args.out, args.probe_prompts, args.dry_run, console)
+    if not args.dry_run:  # Slurm opens the log before the script runs and creates no directory
+        ((root or REPO_ROOT) / "log").mkdir(exist_ok=True)
+    return write_probe_scripts(runs, args.out, args.probe_prompts, args.dry_run, console, root=root)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -467,8 +485,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         console.print(list_table(runs))
         return 0
+    job_root = None if args.portable else args.root.absolute()
+    if job_root is not None:
+        problem = job_root_problem(job_root)
+        if problem is None and not (job_root / LAUNCHER).is_file():
+            problem = f"--root {job_root} is not an rlif checkout (no {LAUNCHER})"
+        if problem is not None:
+            console.print(f"error: {problem}", highlight=False, markup=False, soft_wrap=True)
+            return 2
     if args.probe is not None:
-        return probe_main(args, matrix, console)
+        return probe_main(args, matrix, console, job_root)
     chain_notes: dict[str, str] = {}
     if not args.cpu_mode:
         try:
@@ -526,7 +552,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         preflight_env = None if args.skip_preflight else preflight_environment(args.env_file)
         written = generate(
-            runs, args.out, verl_python, dry_run=args.dry_run, preflight_env=preflight_env, chain_notes=chain_notes
+            runs,
+            args.out,
+            verl_python,
+            dry_run=args.dry_run,
+            preflight_env=preflight_env,
+            chain_notes=chain_notes,
+            job_root=job_root,
         )
     except GenerationError as err:
         console.print(str(err), highlight=False, markup=False, soft_wrap=True)
@@ -539,8 +571,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 soft_wrap=True,
             )
         return 1
-    if not args.dry_run:
-        (REPO_ROOT / "log").mkdir(exist_ok=True)
+    if not args.dry_run:  # Slurm opens the log before the script runs and creates no directory
+        ((job_root or REPO_ROOT) / "log").mkdir(exist_ok=True)
     probes, errors, notes = find_probes([item.run for item in written], args.plan_from)
     for line in [*errors, *notes]:
         console.print(line if line in notes else f"error: {line}", highlight=False, markup=False, soft_wrap=True)

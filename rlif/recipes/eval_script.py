@@ -24,11 +24,12 @@ import json
 import re
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from rlif.recipes.render import LAUNCHER
+from rlif.recipes.render import LAUNCHER, template_root
 from rlif.runs.memory import VLLM_ACTIVATION_GIB
 from rlif.runs.shapes import GIB, ModelShape, model_shape
 from rlif.runs.spec import BenchmarkSpec, RunSpec
@@ -208,11 +209,13 @@ def job_resources(run: RunSpec, plan: EvalPlan) -> dict[str, str | int]:
     return {"gpus": plan.tp, "cpus": run.eval.cpus_per_gpu * plan.tp, "mem": mem}
 
 
-def render_eval_script(run: RunSpec, env: jinja2.Environment, chain_note: str = "") -> str:
-    """The evaluation sbatch script of ``run`` (site settings applied; ``chain_note`` as for ``render_script``).
+def render_eval_script(run: RunSpec, env: jinja2.Environment, chain_note: str = "", root: Path | None = None) -> str:
+    """The evaluation sbatch script of ``run`` (site settings applied; ``chain_note`` and ``root`` as for
+    ``render_script``).
 
     Raises:
-        ValueError: the plan or the job's resources are invalid (see ``plan_eval``).
+        ValueError: the plan or the job's resources are invalid (see ``plan_eval``), or ``root`` cannot be
+            written into a script.
     """
     benchmarks = []
     if run.eval.benchmarks:
@@ -236,5 +239,6 @@ def render_eval_script(run: RunSpec, env: jinja2.Environment, chain_note: str = 
         eval_manifest=eval_manifest,
         sampling=run.val_sampling,
         launcher=LAUNCHER,
+        root=template_root(root),
         chain_note=chain_note,
     )

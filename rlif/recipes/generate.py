@@ -154,6 +154,7 @@ def generate(
     preflight_env: Mapping[str, str | None] | None = None,
     *,
     chain_notes: Mapping[str, str] | None = None,
+    job_root: Path | None = REPO_ROOT,
 ) -> list[Written]:
     """Validate, render and (unless ``dry_run``) write one executable training script per run, and for every GPU
     run its evaluation script ``<out_dir>/eval/<run>.sh`` (``rlif.recipes.eval_script``).
@@ -169,6 +170,8 @@ def generate(
         dry_run: validate only.
         preflight_env: the environment for the data and model preflight; None skips it.
         chain_notes: for chained runs, the line saying which run won (written into the script's header).
+        job_root: the checkout the jobs run in and log to whatever the submit directory (``#SBATCH --chdir``);
+            None writes the portable scripts this repository commits (submit from the repository root).
 
     Returns:
         What was (or would be) written.
@@ -179,8 +182,10 @@ def generate(
     validate(runs, verl_python, preflight_env=preflight_env)
     env = make_environment()
     notes = chain_notes or {}
-    texts = {run.name: render_script(run, build_overrides(run), env, notes.get(run.name, "")) for run in runs}
-    eval_texts = {run.name: render_eval_script(run, env, notes.get(run.name, "")) for run in runs if not run.cpu_mode}
+    texts = {run.name: render_script(run, build_overrides(run), env, notes.get(run.name, ""), job_root) for run in runs}
+    eval_texts = {
+        run.name: render_eval_script(run, env, notes.get(run.name, ""), job_root) for run in runs if not run.cpu_mode
+    }
     written = []
     for run in runs:
         path = out_dir / f"{run.name}.sh"

@@ -10,11 +10,12 @@ GPUs its tensor-parallel group needs to hold ``train.rollout_n`` samples of the 
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import jinja2
 
 from rlif.recipes.eval_script import EvalPlan, fit_tp, job_resources
-from rlif.recipes.render import LAUNCHER
+from rlif.recipes.render import LAUNCHER, template_root
 from rlif.runs.probe import PROBE_DIR, PROMPTS_PER_INTERVAL, probe_caps
 from rlif.runs.shapes import model_shape
 from rlif.runs.spec import RunSpec
@@ -61,11 +62,15 @@ def probe_command(run: RunSpec, plan: EvalPlan, prompts: int) -> list[str]:
     ]
 
 
-def render_probe_script(run: RunSpec, env: jinja2.Environment, prompts: int = PROMPTS_PER_INTERVAL) -> str:
-    """The probe sbatch script of ``run`` (site settings applied).
+def render_probe_script(
+    run: RunSpec, env: jinja2.Environment, prompts: int = PROMPTS_PER_INTERVAL, root: Path | None = None
+) -> str:
+    """The probe sbatch script of ``run`` (site settings applied); ``root`` as for ``render_script`` (None: the
+    portable form, run from the submit directory).
 
     Raises:
-        ValueError: the run gets no probe (``probe_refusal``) or its plan does not fit (``plan_probe``).
+        ValueError: the run gets no probe (``probe_refusal``), its plan does not fit (``plan_probe``), or ``root``
+            cannot be written into a script.
     """
     refusal = probe_refusal(run)
     if refusal:
@@ -79,4 +84,5 @@ def render_probe_script(run: RunSpec, env: jinja2.Environment, prompts: int = PR
         prompts=prompts,
         probe_args=probe_command(run, plan, prompts),
         launcher=LAUNCHER,
+        root=template_root(root),
     )

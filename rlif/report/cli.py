@@ -17,11 +17,11 @@ given by name also show their settings from the matrix. ``--smooth W`` smooths t
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from rlif.atomic_files import write_text_atomic
+from rlif.redaction import guarded
 from rlif.report.decisions import matrix_decisions, runs_decision
 from rlif.report.page import render_page
 from rlif.report.plots import render_panels, write_pngs
@@ -78,16 +78,17 @@ def build_report(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry of ``python -m rlif.report``; returns the exit status."""
+    """Entry of ``python -m rlif.report``; returns the exit status: 2 for a mistake in the input, 1 when a file
+    cannot be read or written or on an unexpected error (its redacted traceback goes to a file the message names)."""
     args = _parser().parse_args(argv)
-    try:
-        matrix = load_matrix(args.matrix) if args.matrix is not None else None
-        page, pngs = build_report(
-            args.runs, args.out, matrix=matrix, eval_root=args.eval_root, metric=args.metric, smooth=args.smooth
-        )
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    return guarded("report", lambda: _run(args), status=lambda err: 2 if isinstance(err, ValueError) else 1)
+
+
+def _run(args: argparse.Namespace) -> int:
+    matrix = load_matrix(args.matrix) if args.matrix is not None else None
+    page, pngs = build_report(
+        args.runs, args.out, matrix=matrix, eval_root=args.eval_root, metric=args.metric, smooth=args.smooth
+    )
     print(f"[rlif report] wrote {page} ({page.stat().st_size // 1024} KiB)")
     if pngs:
         print(f"[rlif report] wrote {len(pngs)} PNGs to {pngs[0].parent}")

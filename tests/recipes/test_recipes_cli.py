@@ -208,3 +208,42 @@ def test_impossible_site_options_are_one_line(tmp_path, capsys, option, message)
     assert main([*args, *option]) == 2
     out = capsys.readouterr().out
     assert out.startswith(message) and "Traceback" not in out and len(out.strip().splitlines()) == 1
+
+
+def test_scripts_run_and_log_in_the_checkout_they_were_generated_in(tmp_path):
+    """Slurm opens --output before the script runs and creates no directory: the scripts name the checkout
+    absolutely (--chdir, --output, RLIF_ROOT), so the submit directory no longer matters; --portable keeps the
+    repository's committed form."""
+    pinned, portable = tmp_path / "pinned", tmp_path / "portable"
+    fast = ["--run", SMOKE, "--skip-verl-check", "--skip-preflight"]
+    assert main([*fast, "--out", str(pinned)]) == 0
+    assert main([*fast, "--portable", "--out", str(portable)]) == 0
+    for path in (pinned / f"{SMOKE}.sh", pinned / "eval" / f"{SMOKE}.sh"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert f"#SBATCH --chdir={REPO_ROOT}" in lines, path
+        assert f"#SBATCH --output={REPO_ROOT}/log/%x-%j.out" in lines, path
+        assert f"RLIF_ROOT={REPO_ROOT}" in lines, path
+    for path in (portable / f"{SMOKE}.sh", portable / "eval" / f"{SMOKE}.sh"):
+        text = path.read_text(encoding="utf-8")
+        assert "#SBATCH --output=log/%x-%j.out\n" in text and "--chdir" not in text, path
+        assert str(REPO_ROOT) not in text, path
+    assert (REPO_ROOT / "log").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("root", "message"),
+    [
+        ("my rlif", "has characters a job script cannot carry (spaces, commas, %, quotes, non-ASCII...)"),
+        ("rlif%j", "has characters a job script cannot carry"),
+        ("plain", "is not an rlif checkout (no scripts/slurm_launch.sh)"),
+    ],
+)
+def test_a_root_a_script_cannot_carry_is_one_line(tmp_path, capsys, root, message):
+    (tmp_path / root).mkdir()
+    args = ["--run", SMOKE, "--skip-verl-check", "--skip-preflight", "--out", str(tmp_path / "o")]
+    assert main([*args, "--root", str(tmp_path / root)]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"error: the repository root {tmp_path / root} ") or out.startswith(
+        f"error: --root {tmp_path / root} "
+    )
+    assert message in out and len(out.strip().splitlines()) == 1 and not (tmp_path / "o").exists()

@@ -171,6 +171,23 @@ def test_a_job_submitted_outside_the_checkout_stops_at_once(site, tmp_path):
     assert proc.stderr == f"error: submit from the rlif repository root (no {elsewhere}/{LAUNCHER})\n"
 
 
+def test_a_script_whose_checkout_lost_the_launcher_stops_at_once(tmp_path):
+    """A script written for a checkout (its root in --chdir and RLIF_ROOT) that no longer holds the launcher: one
+    line naming both, exit 2, whatever the submit directory."""
+    root = tmp_path / "rlif"
+    root.mkdir()
+    run = load_matrix(REPO_ROOT / "recipe" / "matrix.yaml").select(names=[SMOKE])[0]
+    script = tmp_path / "job.sh"
+    script.write_text(render_script(run, build_overrides(run), root=root), encoding="utf-8")
+    env = {"PATH": os.environ["PATH"], "SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_JOB_ID": "1"}
+    proc = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (
+        f"error: no {root}/{LAUNCHER}: this script was generated for the checkout {root}; regenerate it in yours "
+        "(python generate_train_recipes.py)\n"
+    )
+
+
 def test_a_checkout_path_with_spaces_is_refused(site, tmp_path):
     """verl overrides cannot carry spaces or commas, so the job refuses such a checkout before any step."""
     spaced = tmp_path / "my repo"

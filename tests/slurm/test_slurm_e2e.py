@@ -77,7 +77,8 @@ def test_two_node_run_requeues_and_resumes(slurm_cluster):
         (root / "scripts").mkdir()
         shutil.copy(REPO_ROOT / LAUNCHER, root / LAUNCHER)  # what the generated script sources
         (root / "log").mkdir()
-        assert main(["--run", RUN, "--skip-verl-check", "--out", str(root / "recipe" / "rlif")]) == 0
+        args = ["--run", RUN, "--skip-verl-check", "--root", str(root), "--out", str(root / "recipe" / "rlif")]
+        assert main(args) == 0
         env = {
             **slurm_cluster.env,
             "PATH": f"{VENV_PYTHON.parent}{os.pathsep}{os.environ['PATH']}",
