@@ -25,7 +25,8 @@ RUN_NAME=slurm_qwen17b_think_logicif80000_grpo
 RUN_PROJECT=rlif
 PREFLIGHT_OPTIONS=(--gpus 1 --gpu-memory-gb 80 --check-versions)
 
-LAUNCHER="${SLURM_SUBMIT_DIR:-$PWD}/scripts/slurm_launch.sh"
+RLIF_ROOT="${SLURM_SUBMIT_DIR:-$PWD}"
+LAUNCHER="$RLIF_ROOT/scripts/slurm_launch.sh"
 [[ -f "$LAUNCHER" ]] || { echo "error: submit from the rlif repository root (no $LAUNCHER)" >&2; exit 2; }
 # shellcheck source=scripts/slurm_launch.sh
 source "$LAUNCHER"
