@@ -219,14 +219,17 @@ def _python_steps(lines: list[str]) -> int:
 def test_gpu_jobs_run_python_only_through_the_runtime():
     """No Python step of a GPU job bypasses on_nodes/on_head (it would run on the host under a container): the
     generated scripts run none themselves, and the launcher's are the training job's preflight, Ray head, Ray
-    workers, ray_wait and driver (and, with a judge server, its start and its readiness probe), and the evaluation
-    job's preflight and generation (per benchmark, or once)."""
+    workers, ray_wait and driver (and, with a judge server, its start and its readiness probe), the evaluation
+    job's preflight and generation (per benchmark, or once), and the probe job's sampling (it shares the
+    evaluation's preflight)."""
     for path in sorted((REPO_ROOT / "recipe" / "rlif").glob("**/*.sh")):
         assert _python_steps(path.read_text(encoding="utf-8").splitlines()) == 0, path.name
     launcher = (REPO_ROOT / LAUNCHER).read_text(encoding="utf-8")
     training, evaluation = launcher.split("# ---- evaluation:", 1)
+    evaluation, probe = evaluation.split("# ---- probe:", 1)
     assert _python_steps(training.splitlines()) == 7
     assert _python_steps(evaluation.splitlines()) == 3  # preflight; generation per benchmark, or once
+    assert _python_steps(probe.splitlines()) == 1
 
 
 def test_the_launcher_refuses_to_run_by_itself():
