@@ -373,6 +373,10 @@ def _number(value: Any, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+NO_VERDICT_PREFIX = "sampler/no_verdict/"
+"""The replay buffer's metrics of samples without a verdict (``rlif.verl_glue.v1_feedback.drop_no_verdict``)."""
+
+
 def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     """The demo's result as two plain-text tables.
 
@@ -381,7 +385,8 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     the sampler's weight and its cumulative draws (``sampler/weight/<source>``, ``sampler/draws/<source>/<interval>``
     summed over intervals); any other ``sampler/`` metric follows on one line. Then the exposure per source since
     the start (``exposure/cum_prompts``, ``unique_prompts``, ``cum_tokens``, ``cum_truncated_share``), which a
-    sampler changes along with the mix.
+    sampler changes along with the mix. Last, the judged sources per step (``judge_summary``), whose
+    ``sampler/no_verdict/*`` metrics are left out of the other sampler metrics.
     """
     from rlif.data.summary import format_table
 
@@ -419,7 +424,6 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
         lines += format_table(["source", "weight", "draws"], table).splitlines()
     if other:
         lines.append("other sampler metrics: " + ", ".join(f"{k}={v:g}" for k, v in other.items()))
-    lines += judge_summary(steps)
     exposure = {"prompts": "exposure/cum_prompts/", "unique": "exposure/unique_prompts/"}
     exposure.update({"tokens": "exposure/cum_tokens/", "truncated": "exposure/cum_truncated_share/"})
     exposed = sorted({k[len(exposure["prompts"]) :] for k in last if k.startswith(exposure["prompts"])})
@@ -427,11 +431,7 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
         lines.append(f"exposure after step {last_step} (prompts trained, unique rows drawn, tokens, truncated share):")
         table = [[s, *(_number(last.get(prefix + s)) for prefix in exposure.values())] for s in exposed]
         lines += format_table(["source", *exposure], table).splitlines()
-    return lines
-
-
-NO_VERDICT_PREFIX = "sampler/no_verdict/"
-"""The replay buffer's metrics of samples without a verdict (``rlif.verl_glue.v1_feedback.drop_no_verdict``)."""
+    return lines + judge_summary(steps)
 
 
 def judge_summary(steps: dict[int, dict[str, Any]]) -> list[str]:

@@ -88,6 +88,7 @@ def test_summary_shows_the_judged_source_per_step_and_the_buffer_s_no_verdict_me
         "sampler/no_verdict/dropped_responses": 1.0,
         "sampler/no_verdict/dropped_groups": 0.0,
         "sampler/weight/judge/demo": 0.5,
+        "exposure/cum_prompts/judge/demo": 2.0,
     }
     steps = {1: {"train/iftrain/reward_mean": 0.5, "train/iftrain/count": 8.0}, 2: judged}
     assert judge_summary(steps) == [
@@ -97,7 +98,8 @@ def test_summary_shows_the_judged_source_per_step_and_the_buffer_s_no_verdict_me
         "2     judge/demo  0.62    0.25   0.12        0.312 (6)       0.12               1",
     ]
     lines = summarise(steps)
-    assert lines[-4:] == judge_summary(steps)
+    assert lines[-4:] == judge_summary(steps)  # last, after the exposure table
+    assert lines[-8].startswith("exposure after step 2")
     assert not any(line.startswith("other sampler metrics") for line in lines)  # shown in the judge table instead
 
 
