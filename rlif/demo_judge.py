@@ -1,9 +1,9 @@
 """A loopback OpenAI-compatible chat server, and the CPU demo's stand-in judge built on it.
 
 The ``judge`` reward family (``rewards.judge``) asks an OpenAI-compatible endpoint. The CPU demo has no real judge
-model to serve (its policy is a random 2-layer model, whose first token is almost never "Yes" or "No"), so by
-default it starts ``StandInJudge`` on 127.0.0.1 for the run's duration. The stand-in is **not a judge**: it never
-reads the request. Its answer is a fixed function of a hash of the request's messages, so it is deterministic (the
+model to serve (its model is random and its tokenizer has no "Yes" token: docs/verl-integration.md), so by default
+it starts ``StandInJudge`` on 127.0.0.1 for the run's duration. The stand-in is **not a judge**: it weighs nothing
+in the request. Its answer is a fixed function of a hash of the request's messages, so it is deterministic (the
 same constraint and response always get the same probability), spread over (0.05, 0.95) (a GRPO group of different
 responses gets different rewards), and shaped like a vLLM server's reply with ``logprobs``: a one-token "Yes" or "No"
 with both in ``top_logprobs``. It exercises the family's client, gate, cache and the replay buffer's handling of
