@@ -7,6 +7,10 @@ for a 3rd step. It prints per-source rewards, sampler metrics and where every ou
 matrix's CPU run with the demo's changes (``demo_run``), mapped to verl overrides as the generator maps a run. Each
 training phase runs in a child process (rlif.verl_glue.demo_phase) with the CPU environment of
 rlif.verl_glue.cpu_support, so this module itself never imports verl nor patches anything.
+
+With ``--judge`` the data also holds a judged source (``judge/demo``: soft constraints gated by IF rule checks,
+the ``judge`` reward family), scored by an OpenAI-compatible judge: the stand-in of rlif.demo_judge, which the demo
+serves on loopback for the run's duration (deterministic, not a real judge), or the endpoint of ``--judge-url``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rlif.demo_assets import JUDGE_SOURCE
+from rlif.demo_judge import STAND_IN_MODEL
 
 if TYPE_CHECKING:
     from rlif.runs.spec import RunSpec
@@ -78,17 +85,83 @@ def demo_matrix_run(matrix_path: Path = MATRIX) -> RunSpec:
     return run
 
 
-def demo_run(total_steps: int, trainer: str = "v1_sync", matrix_path: Path = MATRIX) -> RunSpec:
+JUDGE_WEIGHT = 4
+"""The judged source's ``fixed_ratio`` weight beside the matrix run's (13 in all): with the sampler's seed it is
+drawn at each of the demo's three steps, and the IF source still is too."""
+
+
+@dataclass(frozen=True)
+class DemoJudge:
+    """The judge that scores the demo's judged source (``rlif.demo_assets.JUDGE_SOURCE``).
+
+    Attributes:
+        url: an OpenAI-compatible endpoint (``http://host:port/v1``); empty: the stand-in judge
+            (``rlif.demo_judge.StandInJudge``), which ``run_demo`` starts on loopback and fills in.
+        model: the model the endpoint serves.
+    """
+
+    url: str = ""
+    model: str = STAND_IN_MODEL
+
+
+def demo_run(
+    total_steps: int, trainer: str = "v1_sync", matrix_path: Path = MATRIX, judge: DemoJudge | None = None
+) -> RunSpec:
     """The demo's run for one phase: the matrix's ``cpu_demo`` run trained up to ``total_steps`` with ``trainer``.
 
     Args:
         total_steps: the step the phase trains up to (2, then 3 after resuming).
         trainer: the run's ``train.trainer`` (``v1_sync``, ``v1_colocate_async`` or ``legacy``).
         matrix_path: the matrix holding the ``cpu_demo`` run.
+        judge: with a judged source, its judge (its ``url`` set): the run's ``judge:`` setting names it, which
+            fills the reward's ``judge_url`` and ``judge_model``, and the sampler weighs the source
+            ``JUDGE_WEIGHT``.
+
+    Raises:
+        ValueError: a judge on the legacy trainer (only rlif's V1 replay buffer takes unjudged samples out of the
+            loss), a judge without a URL or model, or a matrix run whose sampler has no ``weights`` to add the
+            judged source to.
     """
     run = demo_matrix_run(matrix_path)
     train = dataclasses.replace(run.train, total_training_steps=total_steps, trainer=trainer)
-    return dataclasses.replace(run, train=train)
+    run = dataclasses.replace(run, train=train)
+    if judge is None:
+        return run
+    return _with_judge(run, judge, matrix_path)
+
+
+def check_judge_trainer(trainer: str) -> None:
+    """Refuse a judged source on the legacy trainer, whose batches never pass rlif's V1 replay buffer.
+
+    Raises:
+        ValueError: ``trainer`` is ``legacy``.
+    """
+    if trainer == "legacy":
+        raise ValueError(
+            "a judged source needs a V1 trainer (v1_sync or v1_colocate_async): only rlif's V1 replay buffer takes "
+            "samples the judge gave no verdict for out of the loss; drop --judge or pick another --trainer"
+        )
+
+
+def _with_judge(run: RunSpec, judge: DemoJudge, matrix_path: Path) -> RunSpec:
+    """``run`` with the judged source weighed by its sampler and ``judge`` in its ``judge:`` setting."""
+    from rlif.runs.spec import JudgeSpec, judge_problems, with_judge_options
+
+    check_judge_trainer(run.train.trainer)
+    spec = JudgeSpec(model=judge.model, gpus=0, port=run.judge.port, url=judge.url)
+    problems = judge_problems(spec, run.slurm) if judge.url else ["the judge has no URL"]
+    if problems:
+        raise ValueError("the CPU demo's judge: " + "; ".join(problems))
+    weights = run.sampler.params.get("weights")
+    if not isinstance(weights, dict):
+        raise ValueError(
+            f"{matrix_path}: run {EXPERIMENT!r} needs a sampler with params.weights to add the judged source "
+            f"{JUDGE_SOURCE!r} to (its sampler is {run.sampler.name!r})"
+        )
+    params = {**run.sampler.params, "weights": {**weights, JUDGE_SOURCE: JUDGE_WEIGHT}}
+    sampler = dataclasses.replace(run.sampler, params=params)
+    run = dataclasses.replace(run, judge=spec, sampler=sampler)
+    return dataclasses.replace(run, reward=with_judge_options(run.reward, spec))
 
 
 def demo_overrides(
@@ -101,14 +174,15 @@ def demo_overrides(
     trainer: str = "v1_sync",
     resume_from: int | None = None,
     matrix_path: Path = MATRIX,
+    judge: DemoJudge | None = None,
 ) -> list[str]:
     """The demo's Hydra overrides: ``demo_run``'s overrides as the generator builds them, the CPU overrides
     included, with the demo's model, data and checkpoint paths. A key the CPU overrides set again keeps its place
     and takes their value, so each key appears once. ``resume_from``: resume from that step's checkpoint instead
-    of the newest."""
+    of the newest; ``judge``: the judge of a judged source (``demo_run``)."""
     from rlif.verl_glue.overrides import Override, all_overrides, runtime_values, substitute
 
-    run = demo_run(total_steps, trainer, matrix_path)
+    run = demo_run(total_steps, trainer, matrix_path, judge)
     values = runtime_values(run, str(MATRIX.parents[1]), str(model_dir.resolve()))
     values |= {
         "TRAIN_FILES": f"[{train_file.resolve()}]",
@@ -299,6 +373,10 @@ def _number(value: Any, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+NO_VERDICT_PREFIX = "sampler/no_verdict/"
+"""The replay buffer's metrics of samples without a verdict (``rlif.verl_glue.v1_feedback.drop_no_verdict``)."""
+
+
 def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     """The demo's result as two plain-text tables.
 
@@ -307,7 +385,8 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
     the sampler's weight and its cumulative draws (``sampler/weight/<source>``, ``sampler/draws/<source>/<interval>``
     summed over intervals); any other ``sampler/`` metric follows on one line. Then the exposure per source since
     the start (``exposure/cum_prompts``, ``unique_prompts``, ``cum_tokens``, ``cum_truncated_share``), which a
-    sampler changes along with the mix.
+    sampler changes along with the mix. Last, the judged sources per step (``judge_summary``), whose
+    ``sampler/no_verdict/*`` metrics are left out of the other sampler metrics.
     """
     from rlif.data.summary import format_table
 
@@ -337,7 +416,7 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
             draws[source] = draws.get(source, 0.0) + value
         elif key.startswith("sampler/weight/"):
             weights[key[len("sampler/weight/") :]] = value
-        elif key.startswith("sampler/"):
+        elif key.startswith("sampler/") and not key.startswith(NO_VERDICT_PREFIX):
             other[key] = value
     if draws or weights:
         lines.append(f"sampler after step {last_step} (weights and cumulative draws per data source):")
@@ -352,10 +431,48 @@ def summarise(steps: dict[int, dict[str, Any]]) -> list[str]:
         lines.append(f"exposure after step {last_step} (prompts trained, unique rows drawn, tokens, truncated share):")
         table = [[s, *(_number(last.get(prefix + s)) for prefix in exposure.values())] for s in exposed]
         lines += format_table(["source", *exposure], table).splitlines()
-    return lines
+    return lines + judge_summary(steps)
 
 
-def run_demo(workdir: Path, trainer: str = "v1_sync") -> int:
+def judge_summary(steps: dict[int, dict[str, Any]]) -> list[str]:
+    """The judged sources per step, as a plain-text table (nothing when no step scored one).
+
+    From the reward flags the replay buffer reads (``train/<source>/judge_gated`` and ``/judge_no_verdict``, over
+    every response of the source): the share the judge gave a verdict for (the rest: 1 minus both, since every
+    judged row of the demo has soft constraints), the share a rule check gated, the share without a verdict. Then
+    the mean reward and response count the sampler was given (``train/<source>/reward_mean``, ``/count``: judged
+    responses only) and the buffer's own no-verdict rate and dropped responses (``sampler/no_verdict/*``).
+    """
+    from rlif.data.summary import format_table
+
+    suffix = "/judge_no_verdict"
+    rows = []
+    for step in sorted(steps):
+        metrics = steps[step]
+        for key in sorted(k for k in metrics if k.startswith("train/") and k.endswith(suffix)):
+            source = key[len("train/") : -len(suffix)]
+            no_verdict, gated = metrics[key], metrics.get(f"train/{source}/judge_gated", 0.0)
+            mean, count = metrics.get(f"train/{source}/reward_mean"), metrics.get(f"train/{source}/count")
+            rows.append(
+                [
+                    str(step),
+                    source,
+                    _number(max(0.0, 1.0 - gated - no_verdict), 2),
+                    _number(gated, 2),
+                    _number(no_verdict, 2),
+                    "-" if mean is None else f"{mean:.3f} ({count:g})",
+                    _number(metrics.get(NO_VERDICT_PREFIX + "rate"), 2),
+                    _number(metrics.get(NO_VERDICT_PREFIX + "dropped_responses"), 0),
+                ]
+            )
+    if not rows:
+        return []
+    header = ["step", "source", "judged", "gated", "no verdict", "sampler reward", "buffer no-verdict", "dropped"]
+    lines = ["judge per step (share of the source's responses; reward the sampler got, responses in brackets):"]
+    return lines + format_table(header, rows).splitlines()
+
+
+def run_demo(workdir: Path, trainer: str = "v1_sync", judge: DemoJudge | None = None) -> int:
     """Prepare assets, train 2 steps with checkpoints, resume for a 3rd; print results and output locations.
 
     ``trainer`` is the run's ``train.trainer``. With ``v1_colocate_async`` (verl's V1 async trainer) the demo trains
@@ -363,23 +480,49 @@ def run_demo(workdir: Path, trainer: str = "v1_sync") -> int:
     With ``legacy`` verl gives no feedback after a run's last step, so the demo trains 3 steps and then trains step
     3 again from the step-2 checkpoint, which a run that never stopped would also resume from: the two step-3
     checkpoints' sampler states must be equal (``legacy_resume_copy`` keeps the first).
+
+    ``judge`` adds the judged source to the data and scores it with that judge; a judge without a URL is the
+    stand-in (``rlif.demo_judge.StandInJudge``), served on loopback from before phase 1 until the summary.
+
+    Raises:
+        ValueError: a judge with the legacy trainer (``check_judge_trainer``).
     """
+    if judge is not None:
+        check_judge_trainer(trainer)
+    if judge is None or judge.url:
+        return _run_demo(workdir, trainer, judge)
+    from rlif.demo_judge import StandInJudge
+
+    with StandInJudge(judge.model) as stand_in:
+        code = _run_demo(workdir, trainer, DemoJudge(url=stand_in.url, model=stand_in.model))
+        print(
+            f"[rlif demo] the stand-in judge at {stand_in.url} answered {stand_in.requests} requests "
+            "(rlif/demo_judge.py: each answer is a hash of the request, not a judgement)"
+        )
+    return code
+
+
+def _run_demo(workdir: Path, trainer: str, judge: DemoJudge | None) -> int:
+    """``run_demo`` with the judge, if any, already reachable at its URL."""
     from rlif.demo_assets import prepare
 
     layout = DemoLayout(workdir)
-    print(f"[rlif demo] building tiny model, tokenizer and mixed IF/LogicIF/graph data in {workdir}")
+    data = "IF/LogicIF/graph" + ("/judged" if judge is not None else "")
+    print(f"[rlif demo] building tiny model, tokenizer and mixed {data} data in {workdir}")
+    if judge is not None:
+        print(f"[rlif demo] judged source {JUDGE_SOURCE}: judge {judge.model} at {judge.url}")
     for stale in (layout.metrics_file(1), layout.metrics_file(2)):
         stale.unlink(missing_ok=True)
     if layout.checkpoints.exists():
         import shutil
 
         shutil.rmtree(layout.checkpoints)
-    assets = prepare(workdir)
+    assets = prepare(workdir, judge=judge is not None)
     start = time.monotonic()
     first_steps = 3 if trainer == "legacy" else 2
     print(f"[rlif demo] phase 1: {first_steps} GRPO steps ({trainer} trainer), a checkpoint after each")
     overrides = demo_overrides(
-        assets.model_dir, assets.train_file, assets.val_file, layout, first_steps, trainer=trainer
+        assets.model_dir, assets.train_file, assets.val_file, layout, first_steps, trainer=trainer, judge=judge
     )
     phase1 = run_phase(1, overrides, layout, total_steps=first_steps)
     print(f"[rlif demo] phase 1 done in {phase1.wall_s:.0f}s, peak memory {phase1.peak_rss_gib:.1f} GiB")
@@ -394,7 +537,14 @@ def run_demo(workdir: Path, trainer: str = "v1_sync") -> int:
             shutil.copyfile(last, layout.legacy_resume_copy)
         print("[rlif demo] phase 2: resume from the step-2 checkpoint for step 3")
         overrides = demo_overrides(
-            assets.model_dir, assets.train_file, assets.val_file, layout, 3, trainer=trainer, resume_from=resume_from
+            assets.model_dir,
+            assets.train_file,
+            assets.val_file,
+            layout,
+            3,
+            trainer=trainer,
+            resume_from=resume_from,
+            judge=judge,
         )
         phase2 = run_phase(2, overrides, layout, total_steps=3)
         print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
@@ -433,15 +583,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="TASK",
         help="with --prepare: add rows of this reasoning-gym task (levels 0 and 1) to the data",
     )
+    parser.add_argument(
+        "--judge",
+        action="store_true",
+        help=f"add the judged source {JUDGE_SOURCE} (soft constraints gated by IF rule checks) and score it with a "
+        "judge: by default a stand-in the demo serves on loopback (rlif/demo_judge.py; deterministic, not a real "
+        "judge)",
+    )
+    parser.add_argument(
+        "--judge-url",
+        metavar="URL",
+        help="with --judge: ask this OpenAI-compatible endpoint (http://host:port/v1) instead of the stand-in",
+    )
+    parser.add_argument("--judge-model", metavar="NAME", help="the model the --judge-url endpoint serves")
     args = parser.parse_args(argv)
     if args.reasoning_gym and not args.prepare:
         parser.error("--reasoning-gym goes with --prepare (the demo run's sampler names its sources)")
+    if (args.judge_url or args.judge_model) and not args.judge:
+        parser.error("--judge-url and --judge-model go with --judge")
+    if bool(args.judge_url) != bool(args.judge_model):
+        parser.error("--judge-url and --judge-model go together: name the endpoint and the model it serves")
     if args.prepare:
         from rlif.demo_assets import prepare
 
-        print(prepare(args.prepare, args.reasoning_gym).as_json())
+        print(prepare(args.prepare, args.reasoning_gym, args.judge).as_json())
         return 0
-    return run_demo(args.workdir, args.trainer)
+    judge = None
+    if args.judge:
+        judge = DemoJudge(url=args.judge_url, model=args.judge_model) if args.judge_url else DemoJudge()
+        try:
+            check_judge_trainer(args.trainer)
+            if judge.url:
+                demo_run(2, args.trainer, judge=judge)  # a bad URL is refused before any work
+        except ValueError as err:
+            parser.error(str(err))
+    return run_demo(args.workdir, args.trainer, judge)
 
 
 if __name__ == "__main__":

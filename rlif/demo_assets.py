@@ -187,6 +187,52 @@ def reasoning_gym_items(task: str, levels: tuple[int, ...] = (0, 1), size: int =
     ]
 
 
+JUDGE_SOURCE = "judge/demo"
+"""The demo's judged source (the ``judge`` reward family: soft constraints put to an LLM judge)."""
+
+# --- judged items: soft constraints only a judge can check, each row but one gated by an IFEval rule check. Pass
+# rates of the rule checks on 200 answers of the untrained demo model: no commas 0.93, at least 8 words 0.39, so
+# most responses reach the judge and some are gated (docs/verl-integration.md).
+_JUDGE_ITEMS = [
+    (
+        "Write a short thank-you note to a neighbour who lent you a ladder. Do not use any commas.",
+        {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]},
+        [("tone", "warm and grateful"), ("content", "thanks the neighbour for lending the ladder")],
+    ),
+    (
+        "Describe a rainy afternoon in at least 8 words.",
+        {
+            "instruction_id_list": ["length_constraints:number_words"],
+            "kwargs": [{"num_words": 8, "relation": "at least"}],
+        },
+        [("style", "concrete images rather than abstract statements")],
+    ),
+    (
+        "Give one tip to a new cook in a calm, encouraging voice.",
+        None,
+        [("tone", "calm and encouraging"), ("content", "gives exactly one practical cooking tip")],
+    ),
+]
+
+
+def judge_items() -> list[DemoItem]:
+    """The built-in judged items (source ``JUDGE_SOURCE``), in the judge family's ground-truth format."""
+    return [
+        DemoItem(
+            data_source=JUDGE_SOURCE,
+            prompt=prompt,
+            raw_ground_truth={
+                "prompt": prompt,
+                "hard": hard,
+                "soft": [{"kind": kind, "constraint": text} for kind, text in soft],
+            },
+            difficulty=0.0,
+            item_id=f"demo-judge-{i}",
+        )
+        for i, (prompt, hard, soft) in enumerate(_JUDGE_ITEMS)
+    ]
+
+
 def normalise_ground_truth(item: DemoItem, where: str) -> str:
     """Turn an item's raw ground truth into the canonical JSON string its family scores, checked as data is."""
     from rewards import check_row, normalize_ground_truth
@@ -196,14 +242,17 @@ def normalise_ground_truth(item: DemoItem, where: str) -> str:
     return ground_truth
 
 
-def demo_rows(split: str, reasoning_gym_task: str | None = None) -> list[dict[str, Any]]:
+def demo_rows(split: str, reasoning_gym_task: str | None = None, judge: bool = False) -> list[dict[str, Any]]:
     """All built-in items as verl parquet rows (``data_source, prompt, ability, reward_model, extra_info``), plus
-    rows of one reasoning-gym task (levels 0 and 1) when ``reasoning_gym_task`` names one."""
+    rows of one reasoning-gym task (levels 0 and 1) when ``reasoning_gym_task`` names one, and the judged items
+    (``judge_items``) with ``judge``."""
     from rlif.data.rows import verl_row
 
     items = if_items() + logicif_items() + graph_items()
     if reasoning_gym_task is not None:
         items += reasoning_gym_items(reasoning_gym_task)
+    if judge:
+        items += judge_items()
     rows = []
     for index, item in enumerate(items):
         where = f"built-in demo data row {index} field reward_model.ground_truth"
@@ -300,14 +349,15 @@ class DemoAssets:
         return json.dumps({k: str(v) for k, v in self.__dict__.items()}, indent=2)
 
 
-def prepare(workdir: Path, reasoning_gym_task: str | None = None) -> DemoAssets:
+def prepare(workdir: Path, reasoning_gym_task: str | None = None, judge: bool = False) -> DemoAssets:
     """Build tokenizer, model and data under ``workdir`` (rebuilt every time: it takes a few seconds); the data
-    gets rows of one reasoning-gym task when ``reasoning_gym_task`` names one (``demo_rows``)."""
+    gets rows of one reasoning-gym task when ``reasoning_gym_task`` names one and the judged items with ``judge``
+    (``demo_rows``)."""
     from rlif.data.files import write_rows_atomic
 
     model_dir = workdir / "model"
     tokenizer = build_tokenizer(model_dir)
     build_model(model_dir, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
-    train_file = write_rows_atomic(demo_rows("train", reasoning_gym_task), workdir / "data" / "train.parquet")
-    val_file = write_rows_atomic(demo_rows("val", reasoning_gym_task), workdir / "data" / "val.parquet")
+    train_file = write_rows_atomic(demo_rows("train", reasoning_gym_task, judge), workdir / "data" / "train.parquet")
+    val_file = write_rows_atomic(demo_rows("val", reasoning_gym_task, judge), workdir / "data" / "val.parquet")
     return DemoAssets(model_dir=model_dir, train_file=train_file, val_file=val_file)

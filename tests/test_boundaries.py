@@ -53,7 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rlif.hub", "rlif.graphs"),
     ("rlif.data",),
     ("rlif.runs", "rlif.preflight"),
-    ("rlif.eval", "rlif.verl_glue", "rlif.simulate", "rlif.demo_assets"),
+    ("rlif.eval", "rlif.verl_glue", "rlif.simulate", "rlif.demo_assets", "rlif.demo_judge"),
     ("rlif.recipes", "rlif.cpu_demo", "rlif.hub_cli"),
     ("rlif.report",),
 )

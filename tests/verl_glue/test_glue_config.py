@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlif.cpu_demo import DemoLayout, demo_overrides
+from rlif.cpu_demo import DemoJudge, DemoLayout, demo_overrides
 from rlif.recipes.generate import CPU_MODEL_PLACEHOLDER, REPO_ROOT, default_verl_python
 from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.config import run_verl_check
@@ -45,6 +45,11 @@ def results():
         layout = DemoLayout(Path("/demo"))
         overrides = demo_overrides(Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, trainer=mode)
         runs[f"cpu_demo_{mode}_{steps}"] = overrides
+    judge = DemoJudge(url="http://127.0.0.1:8123/v1")
+    for steps in (2, 3):
+        layout = DemoLayout(Path("/demo"))
+        overrides = demo_overrides(Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, judge=judge)
+        runs[f"cpu_demo_judge_{steps}"] = overrides
     good = runs[matrix.runs[0].name]
     for name, (override, _) in BROKEN.items():
         runs[f"broken_{name}"] = [*good, override]
@@ -59,7 +64,8 @@ def test_shipped_runs_compose_and_validate(results):
 
 
 def test_the_cpu_demo_phases_compose_and_validate(results):
-    """The demo's config (the matrix's CPU run plus its deltas) passes the same checks as every generated run."""
+    """The demo's config (the matrix's CPU run plus its deltas, with and without the judged source) passes the same
+    checks as every generated run."""
     _, problems = results
     assert [p for p in problems if p.run.startswith("cpu_demo_")] == []
 

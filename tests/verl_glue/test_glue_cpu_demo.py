@@ -2,7 +2,9 @@
 
 Asserts on real signals only: our reward function ran (verl logs ``critic/score/mean`` from it and our feedback hook
 logs per-source rewards), gradients flowed, the reference model ran (the KL loss term against its log-probs is
-logged and finite), the checkpoint exists, and the resumed run trained exactly step 3.
+logged and finite), the checkpoint exists, and the resumed run trained exactly step 3. The run has the judged
+source (``--judge``, the stand-in judge on loopback): the judge family scored inside verl's loop, its flags came back
+through rlif's replay buffer and the sampler was given the judged rewards.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import pytest
 
 pytest.importorskip("verl")
 
-from rlif.cpu_demo import DemoLayout, demo_matrix_run, demo_overrides, read_metrics, run_demo
+from rlif.cpu_demo import DemoJudge, DemoLayout, demo_matrix_run, demo_overrides, read_metrics, run_demo
+from rlif.demo_assets import JUDGE_SOURCE
+from rlif.demo_judge import P_YES_RANGE
 from rlif.verl_glue import cpu_support
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -26,8 +30,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     if not cpu_support.is_installed():
         pytest.fail("the CPU start-up hook is missing: run `python -m rlif.verl_glue.cpu_support install`")
     workdir = tmp_path_factory.mktemp("cpu_demo")
-    assert run_demo(workdir) == 0
+    assert run_demo(workdir, judge=JUDGE) == 0
     return DemoLayout(workdir)
+
+
+JUDGE = DemoJudge()
+"""The stand-in judge, which the demo serves on loopback while it runs."""
 
 
 def test_two_steps_then_checkpoint(demo: DemoLayout) -> None:
@@ -140,9 +148,12 @@ def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
 
 
 def demo_weights() -> dict[str, float]:
-    """The demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own group)."""
+    """The judged demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own
+    group)."""
     prefix = "+data.rlif_sampler.params="
-    overrides = demo_overrides(Path("model"), Path("train"), Path("val"), DemoLayout(Path("demo")), total_steps=2)
+    judge = DemoJudge(url="http://127.0.0.1:1/v1")  # the stand-in's URL is known once it runs; weights do not vary
+    layout = DemoLayout(Path("demo"))
+    overrides = demo_overrides(Path("model"), Path("train"), Path("val"), layout, total_steps=2, judge=judge)
     (params,) = [override.removeprefix(prefix) for override in overrides if override.startswith(prefix)]
     return json.loads(params.strip("'"))["weights"]
 
@@ -179,6 +190,35 @@ def assert_sampler_and_reward_flag_metrics(
         assert metrics["train/iftrain/if_over_length_cap"] == 0.0, step
         for source in scored:
             assert metrics[f"sampler/nonfinite_reward_share/{source}"] == 0.0, (step, source)
+
+
+def test_the_judged_source_is_scored_in_verl_s_loop_and_its_rewards_reach_the_sampler(demo: DemoLayout) -> None:
+    """At every step, both phases: the judged source was drawn (the sampler's seed makes it so), the judge family's
+    flags came back through the replay buffer (``train/judge/demo/judge_gated`` and ``/judge_no_verdict``, and the
+    buffer's own ``sampler/no_verdict/*``: the stand-in always answers, so nothing is dropped), and the sampler was
+    given the source's rewards (``train/judge/demo/reward_mean`` and ``/count`` come from the records it got).
+
+    A judged response scores the stand-in's mean probability, inside ``P_YES_RANGE``; a gated one scores 0. So the
+    mean reward the sampler got is the judged share times a mean probability in that range: judged rewards, not
+    placeholders, reached it. Some response must have reached the judge: most pass the rule checks
+    (``rlif.demo_assets``: 0.93 and 0.39 pass rates, and one row has none).
+    """
+    steps = read_metrics(demo.metrics_file(1)) | read_metrics(demo.metrics_file(2))
+    assert sorted(steps) == [1, 2, 3]
+    judged_somewhere = False
+    for step, metrics in sorted(steps.items()):
+        source = f"train/{JUDGE_SOURCE}/"
+        assert metrics[f"sampler/step_draws/{JUDGE_SOURCE}/0"] > 0, step
+        no_verdict, gated = metrics[source + "judge_no_verdict"], metrics[source + "judge_gated"]
+        assert no_verdict == 0.0 and 0.0 <= gated <= 1.0, step
+        assert metrics["sampler/no_verdict/rate"] == 0.0, step
+        assert metrics["sampler/no_verdict/dropped_responses"] == 0.0, step
+        assert metrics[source + "count"] == 4 * metrics[f"sampler/step_draws/{JUDGE_SOURCE}/0"], step  # 4 responses
+        judged = 1.0 - gated - no_verdict
+        mean = metrics[source + "reward_mean"]
+        assert judged * P_YES_RANGE[0] - 1e-9 <= mean <= judged * P_YES_RANGE[1] + 1e-9, step
+        judged_somewhere |= judged > 0 and mean > 0
+    assert judged_somewhere, "no response of the judged source reached the judge: every one was gated"
 
 
 def total_draws(metrics: dict[str, float]) -> float:

@@ -8,7 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from rlif.cpu_demo import EXPERIMENT, MATRIX, DemoLayout, demo_matrix_run, demo_overrides, demo_run
+from rlif.cpu_demo import (
+    EXPERIMENT,
+    JUDGE_WEIGHT,
+    MATRIX,
+    DemoJudge,
+    DemoLayout,
+    demo_matrix_run,
+    demo_overrides,
+    demo_run,
+    main,
+)
+from rlif.demo_assets import JUDGE_SOURCE, demo_rows
+from rlif.recipes.checks import check_judge
 from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import all_overrides, parse_override
 
@@ -29,12 +41,17 @@ def overrides_by_key(texts: list[str]) -> dict[str, str]:
     return {o.key: o.text for o in parsed}
 
 
-def demo(total_steps: int = 2, trainer: str = "v1_sync", matrix_path: Path = MATRIX) -> dict[str, str]:
+def demo(
+    total_steps: int = 2, trainer: str = "v1_sync", matrix_path: Path = MATRIX, judge: DemoJudge | None = None
+) -> dict[str, str]:
     texts = demo_overrides(
         Path("/m"), Path("/t.parquet"), Path("/v.parquet"), LAYOUT, total_steps, trainer=trainer,
-        matrix_path=matrix_path,
+        matrix_path=matrix_path, judge=judge,
     )  # fmt: skip
     return overrides_by_key(texts)
+
+
+JUDGE = DemoJudge(url="http://127.0.0.1:8123/v1")
 
 
 def test_a_phase_changes_only_its_steps_and_trainer() -> None:
@@ -142,3 +159,67 @@ def test_a_matrix_without_the_demo_run_is_refused(tmp_path: Path) -> None:
     matrix.write_text(text.replace("  - name: cpu_demo\n", "  - name: cpu_demo_renamed\n"), encoding="utf-8")
     with pytest.raises(ValueError, match=r"matrix.yaml: the CPU demo trains the matrix run 'cpu_demo', which is miss"):
         demo_run(2, matrix_path=matrix)
+
+
+@pytest.mark.parametrize(("total_steps", "trainer"), [(2, "v1_sync"), (3, "v1_sync"), (2, "v1_colocate_async")])
+def test_a_judged_demo_adds_its_source_s_weight_and_the_judge_and_nothing_else(total_steps: int, trainer: str) -> None:
+    plain, judged = demo(total_steps, trainer), demo(total_steps, trainer, judge=JUDGE)
+    kwargs = "reward.custom_reward_function.reward_kwargs."
+    assert {key for key in {*plain, *judged} if plain.get(key) != judged.get(key)} == {
+        "data.rlif_sampler.params",
+        kwargs + "judge_url",
+        kwargs + "judge_model",
+    }
+    params = json.loads(judged["data.rlif_sampler.params"].split("=", 1)[1].strip("'"))
+    assert params == {"weights": {**DEMO_WEIGHTS, JUDGE_SOURCE: JUDGE_WEIGHT}}
+    assert judged[kwargs + "judge_url"] == f"+{kwargs}judge_url=http://127.0.0.1:8123/v1"
+    assert judged[kwargs + "judge_model"] == f"+{kwargs}judge_model=rlif-stand-in-judge"
+    run = demo_run(total_steps, trainer, judge=JUDGE)
+    assert check_judge(run, all_overrides(run)) == []  # the generator's judge checks pass
+
+
+def test_the_sampler_draws_the_judged_and_the_if_source_at_every_demo_step() -> None:
+    """The demo's draws follow the sampler's seed: with the judged source at ``JUDGE_WEIGHT`` both it and the IF
+    source (whose length-cap flag the slow demo test reads) are in every batch of 4 prompts of the 3 steps."""
+    from samplers.registry import build_policy
+
+    ours = demo(judge=JUDGE)
+    name = ours["data.rlif_sampler.name"].split("=", 1)[1]
+    params = json.loads(ours["data.rlif_sampler.params"].split("=", 1)[1].strip("'"))
+    seed = int(ours["data.rlif_sampler.seed"].split("=", 1)[1])
+    policy = build_policy(name, params, seed=seed)
+    rows: dict[tuple[str, int], int] = {}
+    for row in demo_rows("train", judge=True):
+        rows[(row["data_source"], 0)] = rows.get((row["data_source"], 0), 0) + 1
+    policy.set_pools(rows)
+    for step in range(3):
+        drawn = {policy.draw()[0] for _ in range(4)}
+        assert {JUDGE_SOURCE, "iftrain"} <= drawn, step
+
+
+def test_a_judged_demo_is_refused_on_the_legacy_trainer_and_without_a_valid_url() -> None:
+    with pytest.raises(ValueError, match="a judged source needs a V1 trainer"):
+        demo_run(3, "legacy", judge=JUDGE)
+    with pytest.raises(ValueError, match=r"the CPU demo's judge: judge\.url 'ftp://x' is not an http"):
+        demo_run(2, judge=DemoJudge(url="ftp://x"))
+    with pytest.raises(ValueError, match="the judge has no URL"):
+        demo_run(2, judge=DemoJudge())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--judge-url", "http://h:1/v1", "--judge-model", "m"], "--judge-url and --judge-model go with --judge"),
+        (["--judge", "--judge-url", "http://h:1/v1"], "--judge-url and --judge-model go together"),
+        (["--judge", "--trainer", "legacy"], "a judged source needs a V1 trainer"),
+        (["--judge", "--judge-url", "h:1/v1", "--judge-model", "m"], "judge.url 'h:1/v1' is not an http"),
+    ],
+)
+def test_the_command_line_refuses_a_judge_it_cannot_run(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert message in line

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rlif import cpu_demo
-from rlif.cpu_demo import parse_progress, read_metrics, summarise
+from rlif.cpu_demo import judge_summary, parse_progress, read_metrics, summarise
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -76,6 +76,31 @@ def test_summary_prints_per_source_rewards_and_sampler_metrics():
     assert table["iftrain"] == ["0.615", "10"] and table["graph/tsp"] == ["0.077", "2"]
     assert sum(int(row[1]) for row in table.values()) == 12  # 4 prompts per step, 3 steps
     assert lines[-1] == "other sampler metrics: sampler/ignored_records=0"
+
+
+def test_summary_shows_the_judged_source_per_step_and_the_buffer_s_no_verdict_metrics():
+    judged = {
+        "train/judge/demo/reward_mean": 0.3125,
+        "train/judge/demo/count": 6.0,
+        "train/judge/demo/judge_gated": 0.25,
+        "train/judge/demo/judge_no_verdict": 0.125,
+        "sampler/no_verdict/rate": 0.125,
+        "sampler/no_verdict/dropped_responses": 1.0,
+        "sampler/no_verdict/dropped_groups": 0.0,
+        "sampler/weight/judge/demo": 0.5,
+        "exposure/cum_prompts/judge/demo": 2.0,
+    }
+    steps = {1: {"train/iftrain/reward_mean": 0.5, "train/iftrain/count": 8.0}, 2: judged}
+    assert judge_summary(steps) == [
+        "judge per step (share of the source's responses; reward the sampler got, responses in brackets):",
+        "step  source      judged  gated  no verdict  sampler reward  buffer no-verdict  dropped",
+        "----  ----------  ------  -----  ----------  --------------  -----------------  -------",
+        "2     judge/demo  0.62    0.25   0.12        0.312 (6)       0.12               1",
+    ]
+    lines = summarise(steps)
+    assert lines[-4:] == judge_summary(steps)  # last, after the exposure table
+    assert lines[-8].startswith("exposure after step 2")
+    assert not any(line.startswith("other sampler metrics") for line in lines)  # shown in the judge table instead
 
 
 def test_summary_of_a_run_that_logged_nothing():
