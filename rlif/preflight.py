@@ -284,19 +284,24 @@ def query_gpus(environ: Mapping[str, str]) -> list[Gpu]:
         except (IndexError, ValueError):
             raise ValueError(f"nvidia-smi printed an unexpected line: {line!r}") from None
     visible = environ.get("CUDA_VISIBLE_DEVICES")
-    if visible:
+    if visible is not None:  # set but empty hides every GPU from CUDA
         wanted = {v.strip() for v in visible.split(",") if v.strip()}
         gpus = [g for g in gpus if g.index in wanted or g.uuid in wanted]
     return gpus
 
 
-def gpu_problems(gpus: Sequence[Gpu], need: int, memory_gib: float) -> list[str]:
-    """Too few GPUs, smaller ones than the run was planned for, or ones another process already holds memory on."""
+def gpu_problems(
+    gpus: Sequence[Gpu], need: int, memory_gib: float, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """Too few GPUs, smaller ones than the run was planned for, or ones another process already holds memory on.
+    ``environ`` is the environment ``gpus`` were queried in (default: this process's)."""
+    environ = os.environ if environ is None else environ
     problems = []
     if len(gpus) < need:
+        visible = environ.get("CUDA_VISIBLE_DEVICES")
         problems.append(
             f"GPUs: {len(gpus)} visible, the run needs {need} per node (slurm.gpus_per_node; "
-            f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')})"
+            f"CUDA_VISIBLE_DEVICES={'unset' if visible is None else repr(visible)})"
         )
     for gpu in gpus:
         total_gib = gpu.total_mib / 1024
@@ -476,7 +481,7 @@ def job_preflight(request: JobRequest, environ: Mapping[str, str]) -> tuple[Path
     if request.gpus > 0:
         try:
             gpus = query_gpus(environ)
-            failures += gpu_problems(gpus, request.gpus, request.gpu_memory_gb)
+            failures += gpu_problems(gpus, request.gpus, request.gpu_memory_gb, environ)
             failures += [line for line in (driver_problem(gpus),) if line]
             if gpus:
                 summary.append(

@@ -206,6 +206,16 @@ def test_too_few_small_or_busy_gpus(tmp_path: Path) -> None:
     assert gpu_problems(busy, 1, 80) == ["GPU 2 (H100): 29.3 GiB already in use by another process"]
 
 
+def test_an_empty_cuda_visible_devices_hides_every_gpu(tmp_path: Path) -> None:
+    """CUDA reads ``CUDA_VISIBLE_DEVICES=""`` as no device at all, and the message shows the value it read."""
+    environ = {"PATH": str(fake_nvidia_smi(tmp_path / "bin", H100)), "CUDA_VISIBLE_DEVICES": ""}
+    gpus = query_gpus(environ)
+    assert gpus == []
+    assert gpu_problems(gpus, 8, 80, environ) == [
+        "GPUs: 0 visible, the run needs 8 per node (slurm.gpus_per_node; CUDA_VISIBLE_DEVICES='')"
+    ]
+
+
 def test_no_driver_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"^nvidia-smi not found: no NVIDIA driver is visible here"):
         query_gpus({"PATH": str(tmp_path)})
