@@ -447,7 +447,12 @@ def _optional_field(keys: Sequence[str], partition_id: str, field: str, as_list:
 
 
 def _response_lengths(keys: Sequence[str], partition_id: str) -> list[int] | None:
-    """Generated tokens per trajectory from TQ's ``response_mask`` (jagged: row lengths; padded: mask sums)."""
+    """Response tokens per trajectory from TQ's ``response_mask``.
+
+    TransferQueue hands back each trajectory's row as verl's rollout wrote it, as a jagged tensor: the row length is
+    the whole response, tool-response tokens included, which is the length verl's ``dapo`` manager punishes and
+    whose last token holds the score. A dense mask gives its row sums, the generated tokens only (the same for a
+    single-turn response)."""
     mask = _optional_field(keys, partition_id, "response_mask", as_list=False)
     if mask is None:
         return None
