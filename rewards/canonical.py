@@ -23,6 +23,18 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def load_ground_truth(ground_truth: str, family: str) -> Any:
+    """The JSON value of a row's ground-truth string.
+
+    Raises:
+        ValueError: not a string of JSON; the message names ``family``.
+    """
+    try:
+        return json.loads(ground_truth)
+    except (TypeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{family} ground truth is not JSON ({err})") from None
+
+
 def canonical_form(raw: Any, *, where: str, check: Callable[[str], object]) -> str:
     """The canonical string of a ground truth given as JSON text or as the value itself, once ``check`` accepts it.
 

@@ -21,14 +21,13 @@ without it a math row fails with one line saying how to install it.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 import threading
 from collections.abc import Mapping
 from typing import Any
 
-from rewards.canonical import canonical_form
+from rewards.canonical import canonical_form, load_ground_truth
 from rewards.registry import Evaluation, Metric, PromptMean, Records, TaskFamily, mean, register_family
 from rewards.thinking import SplitResponse
 
@@ -44,10 +43,7 @@ def gold_answer(ground_truth: str) -> str:
     Raises:
         ValueError: not JSON, or not a non-empty string, a finite number or an object with such an ``answer``.
     """
-    try:
-        value = json.loads(ground_truth)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"math ground truth is not JSON ({err})") from None
+    value = load_ground_truth(ground_truth, "math")
     if isinstance(value, Mapping):
         if "answer" not in value:
             raise ValueError(f"math ground truth object has no 'answer' (keys {sorted(value)})")

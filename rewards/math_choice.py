@@ -30,12 +30,12 @@ harness's models do not think), and an unfinished one chooses nothing.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
-from rewards.canonical import canonical_form
+from rewards.canonical import canonical_form, load_ground_truth
 from rewards.registry import Evaluation, Metric, PromptMean, Records, TaskFamily, mean, register_family
 from rewards.thinking import SplitResponse
 
@@ -51,16 +51,15 @@ _TEXT_TAIL = re.compile(r"\\text\{.*?\}$")
 _TEXT_WRAP = re.compile(r"\\text\{(.*?)\}")
 
 
+@lru_cache(maxsize=1024)
 def gold_choice(ground_truth: str) -> tuple[str, str]:
-    """The gold letters (upper case, as given) and the extraction rule of a ground-truth JSON string.
+    """The gold letters (upper case, as given) and the extraction rule of a ground-truth JSON string, once per
+    distinct string (verl scores several responses per prompt).
 
     Raises:
         ValueError: not JSON, not an object, letters missing or outside A to E, or an unknown extraction.
     """
-    try:
-        value = json.loads(ground_truth)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"math_choice ground truth is not JSON ({err})") from None
+    value = load_ground_truth(ground_truth, "math_choice")
     if not isinstance(value, Mapping):
         raise ValueError(f"math_choice ground truth must be an object, got {type(value).__name__}")
     unknown = sorted(set(value) - {"answer", "extraction"})

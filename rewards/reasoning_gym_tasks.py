@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rewards.canonical import canonical_form
+from rewards.canonical import canonical_form, load_ground_truth
 from rewards.registry import (
     Evaluation,
     Grouping,
@@ -76,10 +75,7 @@ def parse_ground_truth(ground_truth: str) -> tuple[str, dict[str, Any]]:
     Raises:
         ValueError: not JSON, not an object, unknown keys, an unsupported task, or an item without a string answer.
     """
-    try:
-        value = json.loads(ground_truth)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"reasoning_gym ground truth is not JSON ({err})") from None
+    value = load_ground_truth(ground_truth, "reasoning_gym")
     if not isinstance(value, Mapping):
         raise ValueError(f"reasoning_gym ground truth must be an object, got {type(value).__name__}")
     if set(value) != {"task", "entry"}:

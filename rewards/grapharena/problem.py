@@ -18,13 +18,12 @@ Anything malformed raises ``ValueError`` naming the field, so a bad file fails w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rewards.canonical import canonical_form
+from rewards.canonical import canonical_form, load_ground_truth
 
 NP_TASKS = ("mcp", "mis", "mvc", "tsp", "ged", "mcs")
 """GraphArena's NP-complete tasks; rlif's ``graph`` family scores the same instances strictly."""
@@ -203,10 +202,7 @@ def parse_ground_truth(ground_truth: str) -> Problem:
     Raises:
         ValueError: not JSON, or malformed (see ``problem_from``).
     """
-    try:
-        value = json.loads(ground_truth)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"grapharena ground truth is not JSON ({err})") from None
+    value = load_ground_truth(ground_truth, "grapharena")
     return problem_from(value)
 
 

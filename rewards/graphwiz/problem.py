@@ -28,14 +28,13 @@ graph (``true``/``false``, an integer, or null for topology, whose answers are c
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rewards.canonical import canonical_form
+from rewards.canonical import canonical_form, load_ground_truth
 
 YES_NO_TASKS = ("connectivity", "cycle", "bipartite", "hamilton", "substructure")
 NUMBER_TASKS = ("shortest", "flow", "triplet")
@@ -254,10 +253,7 @@ def parse_ground_truth(ground_truth: str) -> Problem:
     Raises:
         ValueError: not JSON, or malformed (see ``problem_from``).
     """
-    try:
-        value = json.loads(ground_truth)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"graphwiz ground truth is not JSON ({err})") from None
+    value = load_ground_truth(ground_truth, "graphwiz")
     return problem_from(value)
 
 

@@ -32,7 +32,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from rewards.canonical import canonical_json
+from rewards.canonical import canonical_json, load_ground_truth
 from rewards.instruction_following.ground_truth import normalize_ground_truth as normalize_if_ground_truth
 from rewards.instruction_following.scoring import verdicts
 from rewards.judge.client import JudgeSettings, VerdictCache, ask_all
@@ -93,10 +93,7 @@ def parse_ground_truth(ground_truth: str) -> tuple[str, str | None, tuple[tuple[
         ValueError: not JSON, unknown keys, an empty prompt, bad hard constraints, an unknown kind, an empty
             constraint, more than ``MAX_SOFT_CONSTRAINTS``, or no constraint at all.
     """
-    try:
-        value = json.loads(ground_truth)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"judge ground truth is not JSON ({err})") from None
+    value = load_ground_truth(ground_truth, "judge")
     if not isinstance(value, Mapping) or set(value) != {"prompt", "hard", "soft"}:
         raise ValueError("judge ground truth must be an object with exactly the keys ['hard', 'prompt', 'soft']")
     prompt, hard, soft = value["prompt"], value["hard"], value["soft"]

@@ -22,7 +22,6 @@ part of the selection they are meant to judge.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from rlif.eval.intervals import LEVEL, composite_difference
 from rlif.eval.metrics import lower_is_better
 from rlif.eval.outputs import SAMPLES_FILE
 from rlif.eval.tiers import FAST, FULL, is_evaluated, tier_records
-from rlif.eval.units import Units, metric_units
+from rlif.eval.units import Units, metric_units, ratio_of_sums
 
 SEED_NAME = re.compile(r"^(?P<base>.+)_s(?P<seed>\d+)$")
 """A seeded run's name: ``<run>_s<seed>``; its arm is ``<run>``."""
@@ -243,7 +242,7 @@ def resolve(
         arm: {key: mean_over_seeds([units[r][key] for r in runs]) for key, _ in link.criterion}
         for arm, runs in grouped.items()
     }
-    score = {arm: sum(w * _ratio(merged[arm][key]) for key, w in link.criterion) for arm in grouped}
+    score = {arm: sum(w * ratio_of_sums(merged[arm][key]) for key, w in link.criterion) for arm in grouped}
     order = list(grouped)
     best = max(order, key=lambda arm: (score[arm], -order.index(arm)))
     sign = -1.0 if len(link.criterion) == 1 and link.criterion[0][1] < 0 else 1.0
@@ -286,11 +285,6 @@ def _measures(records: Sequence[Mapping[str, Any]], key: str) -> bool:
 
 def _pick(units: Units, shared: Sequence[str]) -> tuple[list[float], list[float]]:
     return [units[u][0] for u in shared], [units[u][1] for u in shared]
-
-
-def _ratio(units: Units) -> float:
-    total = sum(den for _, den in units.values())
-    return sum(num for num, _ in units.values()) / total if total else math.nan
 
 
 def mean_over_seeds(per_seed: Sequence[Units]) -> Units:

@@ -18,7 +18,7 @@ from rewards.registry import families, find_family
 from rlif.eval.intervals import Difference, paired_difference
 from rlif.eval.metrics import lower_is_better
 from rlif.eval.outputs import METRICS_FILE, SAMPLES_FILE
-from rlif.eval.units import by_source, metric_units
+from rlif.eval.units import by_source, metric_units, ratio_of_sums
 from rlif.jsonl import read_json_lines
 
 MIN_OVERLAP = 0.9
@@ -145,8 +145,8 @@ def compare(a: Evaluated, b: Evaluated, metric: str | None = None, *, seed: int 
         pick(units_a), pick(units_b), seed=seed, higher_is_better=not lower_is_better(metric)
     )
     iv = difference.interval
-    value_a = sum(units_a[u][0] for u in order) / sum(units_a[u][1] for u in order)
-    value_b = sum(units_b[u][0] for u in order) / sum(units_b[u][1] for u in order)
+    value_a = ratio_of_sums({u: units_a[u] for u in order})
+    value_b = ratio_of_sums({u: units_b[u] for u in order})
     lines = [
         f"A: {a.describe()}",
         f"B: {b.describe()}",

@@ -27,7 +27,7 @@ from typing import Any
 from rewards.registry import Evaluation, MetricsFn, TaskFamily, families, find_family, mean, per_prompt
 from rlif.eval.intervals import bootstrap
 from rlif.eval.pass_at_k import mean_pass_at_k
-from rlif.eval.units import GENERIC, metric_units, sample_count
+from rlif.eval.units import GENERIC, metric_units, prompt_count, ratio_of_sums, sample_count
 
 Record = Mapping[str, Any]
 
@@ -107,20 +107,10 @@ def intervals(sources: Mapping[str, Sequence[Record]], flat: Mapping[str, float]
         interval = bootstrap(nums, dens)
         out[key] = {
             **interval.as_dict(),
-            "prompts": _prompt_count(records, key),
+            "prompts": prompt_count(records, key),
             "samples": sample_count(records, key),
         }
     return out
-
-
-def _prompt_count(records: Sequence[Record], key: str) -> int:
-    sources = {r["data_source"] for r in records}
-    own = [s for s in sources if key.startswith(s + "/")]
-    if own:
-        source = max(own, key=len)
-        return len({r["id"] for r in records if r["data_source"] == source})
-    prefix = key.split("/", maxsplit=1)[0]
-    return len({(r["data_source"], r["id"]) for r in records if r["data_source"].startswith(prefix + "/")})
 
 
 def source_metrics(source: str, records: Sequence[Record]) -> dict[str, Any]:
@@ -172,9 +162,7 @@ def _per_prompt_values(family: TaskFamily | None, records: Sequence[Record]) -> 
     )
     out = {}
     for name, units_of in declared.items():
-        units = units_of(records)  # type: ignore[misc]
-        total = sum(den for _, den in units.values())
-        out[name] = sum(num for num, _ in units.values()) / total if total else float("nan")
+        out[name] = ratio_of_sums(units_of(records))  # type: ignore[misc]
     return out
 
 

@@ -26,6 +26,12 @@ GENERIC = {"acc": PromptMean("acc"), "score": PromptMean("score")}
 """Metrics every source gets that are per-prompt means (their value weighs prompts equally)."""
 
 
+def ratio_of_sums(units: Mapping[str, tuple[float, float]]) -> float:
+    """A metric's value over ``units``: the sum of numerators over the sum of denominators (NaN without any)."""
+    total = sum(den for _, den in units.values())
+    return sum(num for num, _ in units.values()) / total if total else float("nan")
+
+
 def by_source(records: Iterable[Record]) -> dict[str, list[Record]]:
     """Records grouped by ``data_source``."""
     out: dict[str, list[Record]] = defaultdict(list)
@@ -112,6 +118,11 @@ def key_samples(records: Iterable[Record], key: str) -> list[Record]:
 def sample_count(records: Iterable[Record], key: str) -> int:
     """Samples of the sources ``key`` rests on."""
     return len(key_samples(records, key))
+
+
+def prompt_count(records: Iterable[Record], key: str) -> int:
+    """Prompts of the sources ``key`` rests on."""
+    return len({(r["data_source"], r["id"]) for r in key_samples(records, key)})
 
 
 def truncated_rate(records: Iterable[Record], key: str) -> float | None:

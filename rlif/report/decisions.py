@@ -11,7 +11,6 @@ the interval.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from rlif.eval.compare import Evaluated, default_metric
 from rlif.eval.intervals import Interval, bootstrap
 from rlif.eval.outputs import SAMPLES_FILE
 from rlif.eval.tiers import FAST, tier_records
-from rlif.eval.units import metric_units, sample_count, truncated_rate
+from rlif.eval.units import metric_units, ratio_of_sums, sample_count, truncated_rate
 from rlif.report.runs import Run
 from rlif.runs.matrix import Matrix
 
@@ -113,7 +112,7 @@ def decision_of(resolution: Resolution, results: Mapping[str, CandidateResult | 
             merged = mean_over_seeds(per_seed)
             nums = [merged[u][0] for u in merged]
             dens = [merged[u][1] for u in merged]
-            seeds = tuple(_ratio(units) for units in per_seed)
+            seeds = tuple(ratio_of_sums(units) for units in per_seed)
             pooled = [record for r in records.values() for record in r]
             count = sum(sample_count(r, key) for r in records.values())
             cells[key] = MetricCell(bootstrap(nums, dens), count, seeds, truncated_rate(pooled, key))
@@ -137,11 +136,6 @@ def decision_of(resolution: Resolution, results: Mapping[str, CandidateResult | 
         tuple(rows),
         resolution.explain(),
     )
-
-
-def _ratio(units: Mapping[str, tuple[float, float]]) -> float:
-    total = sum(den for _, den in units.values())
-    return sum(num for num, _ in units.values()) / total if total else math.nan
 
 
 def refused(stage: str, from_stage: str, criterion: str, tie_rule: str, why: str) -> StageDecision:

@@ -387,8 +387,25 @@ def _resolve_groups(groups: Any, data: Mapping[str, Any]) -> dict[str, list[str]
     return resolved
 
 
-def _mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
+def mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
+    """The mean over seeds at each update."""
     return [statistics.fmean(values) for values in zip(*curves, strict=True)]
+
+
+def smooth(curve: Sequence[float], half: int = 4) -> list[float]:
+    """A centred moving average over ``2 * half + 1`` updates (shorter at the ends), for plots only."""
+    return [statistics.fmean(curve[max(0, i - half) : i + half + 1]) for i in range(len(curve))]
+
+
+def spread(values: Sequence[float], digits: int = 3) -> str:
+    """``mean ± sd`` over seeds (the sd over seeds; ``± 0`` for one seed); ``-`` when there is no value."""
+    values = [v for v in values if not math.isnan(v)]
+    if not values:
+        return "-"
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    if digits == 0:
+        return f"{statistics.fmean(values):,.0f} ± {sd:,.0f}"
+    return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
 
 
 def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str:
@@ -410,9 +427,7 @@ def summarize(results: Mapping[str, Sequence[RunResult]], last: int = 20) -> str
     for label, runs in results.items():
 
         def final(curves: Sequence[Sequence[float]]) -> str:
-            values = [statistics.fmean(curve[-last:]) for curve in curves]
-            spread = statistics.stdev(values) if len(values) > 1 else 0.0
-            return f"{statistics.fmean(values):.3f} ± {spread:.3f}"
+            return spread([statistics.fmean(curve[-last:]) for curve in curves])
 
         hardest = [statistics.fmean(run.final_bucket_success[-3:]) for run in runs]
         unlocks = final_unlocked = "-"
@@ -445,10 +460,6 @@ def plot(results: Mapping[str, Sequence[RunResult]], out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    def smooth(curve: Sequence[float], width: int = 9) -> list[float]:
-        half = width // 2
-        return [statistics.fmean(curve[max(0, i - half) : i + half + 1]) for i in range(len(curve))]
-
     out.mkdir(parents=True, exist_ok=True)
     written = []
     panels = [
@@ -460,7 +471,7 @@ def plot(results: Mapping[str, Sequence[RunResult]], out: Path) -> list[Path]:
     for name, title, pick, smoothed in panels:
         fig, ax = plt.subplots(figsize=(7, 4))
         for label, runs in results.items():
-            curve = _mean_curve([pick(run) for run in runs])
+            curve = mean_curve([pick(run) for run in runs])
             ax.plot(smooth(curve) if smoothed else curve, label=label)
         ax.set_xlabel("step")
         ax.set_title(title)
@@ -475,7 +486,7 @@ def plot(results: Mapping[str, Sequence[RunResult]], out: Path) -> list[Path]:
     styles = iter(["-", "--", ":", "-."] * len(results))  # identical curves stay visible on top of each other
     for label, runs in results.items():
         if any(run.unlock_steps for run in runs):
-            ax.plot(_mean_curve([run.logicif_newest_interval for run in runs]), next(styles), label=label, linewidth=2)
+            ax.plot(mean_curve([run.logicif_newest_interval for run in runs]), next(styles), label=label, linewidth=2)
     ax.set_xlabel("step")
     ax.set_ylabel("newest unlocked LogicIF interval")
     ax.set_title("curriculum unlocks (mean over seeds)")
@@ -489,7 +500,7 @@ def plot(results: Mapping[str, Sequence[RunResult]], out: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.8 / len(results)
     for index, (label, runs) in enumerate(results.items()):
-        success = _mean_curve([run.final_bucket_success for run in runs])
+        success = mean_curve([run.final_bucket_success for run in runs])
         ax.bar([b + index * width for b in range(LOGICIF_BUCKETS)], success, width=width, label=label)
     ax.set_xlabel("true LogicIF bucket (0 = easiest 30%)")
     ax.set_ylabel("final success probability")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlif.simulate.core import RunResult, is_bucketed
+from rlif.simulate.core import RunResult, is_bucketed, mean_curve, smooth, spread
 
 
 @dataclass(frozen=True)
@@ -92,17 +92,6 @@ def exposure(run: RunResult) -> Exposure:
         tokens=tokens,
         unlocks=dict(run.unlocks),
     )
-
-
-def spread(values: Sequence[float], digits: int = 3) -> str:
-    """``mean ± sd`` over seeds (the sd over seeds; ``± 0`` for one seed); ``-`` when there is no value."""
-    values = [v for v in values if not math.isnan(v)]
-    if not values:
-        return "-"
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    if digits == 0:
-        return f"{statistics.fmean(values):,.0f} ± {sd:,.0f}"
-    return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
 
 
 def unlock_summary(seeds: Sequence[Exposure]) -> str:
@@ -229,12 +218,6 @@ def plot_stage(stage: str, arms: Sequence[StageArm], path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    def mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
-        return [statistics.fmean(values) for values in zip(*curves, strict=True)]
-
-    def smooth(curve: Sequence[float], half: int = 4) -> list[float]:
-        return [statistics.fmean(curve[max(0, i - half) : i + half + 1]) for i in range(len(curve))]
 
     fig, axes = plt.subplots(3, 1, figsize=(8, 10))
     styles = ("-", "--", ":", "-.")
