@@ -11,6 +11,9 @@ rlif.verl_glue.cpu_support, so this module itself never imports verl nor patches
 With ``--judge`` the data also holds a judged source (``judge/demo``: soft constraints gated by IF rule checks,
 the ``judge`` reward family), scored by an OpenAI-compatible judge: the stand-in of rlif.demo_judge, which the demo
 serves on loopback for the run's duration (deterministic, not a real judge), or the endpoint of ``--judge-url``.
+With ``--reasoning-gym TASK`` (repeatable) it also holds that task's rows at levels 0 and 1 (``reasoning_gym/<task>``,
+the ``reasoning_gym`` reward family). Every added source joins the sampler's weights in one place
+(``_with_sources``).
 """
 
 from __future__ import annotations

@@ -193,11 +193,11 @@ def reasoning_gym_sources(tasks: Sequence[str]) -> list[str]:
     Raises:
         ValueError: a task rlif does not support (the message lists those it does), or a task named twice.
     """
-    from rewards.reasoning_gym_tasks import PREFIX, TASKS
+    from rewards.reasoning_gym_tasks import PREFIX
+    from rlif.data.reasoning_gym_build import check_task
 
-    unknown = [task for task in tasks if task not in TASKS]
-    if unknown:
-        raise ValueError(f"unknown reasoning-gym task {unknown[0]!r}; supported: {', '.join(TASKS)}")
+    for task in tasks:
+        check_task(task)
     if len(set(tasks)) != len(tasks):
         raise ValueError(f"reasoning-gym tasks {list(tasks)}: name each task once")
     return [PREFIX + task for task in tasks]

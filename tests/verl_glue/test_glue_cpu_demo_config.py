@@ -213,6 +213,9 @@ def test_the_sampler_draws_the_judged_and_the_if_source_at_every_demo_step() -> 
         assert {JUDGE_SOURCE, "iftrain"} <= drawn, step
 
 
+V1_PHASES = [(2, "v1_sync"), (3, "v1_sync"), (2, "v1_colocate_async")]
+
+
 @needs_reasoning_gym
 @pytest.mark.parametrize("task", ["family_relationships", "base_conversion"])
 def test_the_sampler_draws_a_reasoning_gym_and_the_judged_source_in_both_phases(task: str) -> None:
@@ -226,8 +229,13 @@ def test_the_sampler_draws_a_reasoning_gym_and_the_judged_source_in_both_phases(
 
 
 @needs_reasoning_gym
-@pytest.mark.parametrize("judge", [None, JUDGE], ids=["plain", "judged"])
-@pytest.mark.parametrize(("total_steps", "trainer"), [(2, "v1_sync"), (3, "v1_sync"), (2, "v1_colocate_async")])
+@pytest.mark.parametrize(
+    ("total_steps", "trainer", "judge"),
+    [
+        *((steps, trainer, judge) for steps, trainer in V1_PHASES for judge in (None, JUDGE)),
+        (3, "legacy", None),  # no replay buffer needed, unlike the judged source
+    ],
+)
 def test_reasoning_gym_tasks_add_only_their_sources_weights(
     total_steps: int, trainer: str, judge: DemoJudge | None
 ) -> None:
