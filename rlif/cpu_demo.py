@@ -11,6 +11,9 @@ rlif.verl_glue.cpu_support, so this module itself never imports verl nor patches
 With ``--judge`` the data also holds a judged source (``judge/demo``: soft constraints gated by IF rule checks,
 the ``judge`` reward family), scored by an OpenAI-compatible judge: the stand-in of rlif.demo_judge, which the demo
 serves on loopback for the run's duration (deterministic, not a real judge), or the endpoint of ``--judge-url``.
+With ``--reasoning-gym TASK`` (repeatable) it also holds that task's rows at levels 0 and 1 (``reasoning_gym/<task>``,
+the ``reasoning_gym`` reward family). Every added source joins the sampler's weights in one place
+(``_with_sources``).
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rlif.demo_assets import JUDGE_SOURCE
+from rlif.demo_assets import JUDGE_SOURCE, reasoning_gym_sources
 from rlif.demo_judge import STAND_IN_MODEL
 
 if TYPE_CHECKING:
+    from rlif.demo_assets import DemoAssets
     from rlif.runs.spec import RunSpec
 
 DEFAULT_WORKDIR = Path("outputs/cpu_demo")
@@ -89,6 +93,11 @@ JUDGE_WEIGHT = 4
 """The judged source's ``fixed_ratio`` weight beside the matrix run's (13 in all): with the sampler's seed it is
 drawn at each of the demo's three steps, and the IF source still is too."""
 
+REASONING_GYM_WEIGHT = 4
+"""Each reasoning-gym source's ``fixed_ratio`` weight, added after the judged source: with the sampler's seed a
+demo with ``family_relationships`` (or ``base_conversion``) beside the judged source draws both at steps 1 and 3,
+one in each phase, and the IF source at every step."""
+
 
 @dataclass(frozen=True)
 class DemoJudge:
@@ -105,7 +114,11 @@ class DemoJudge:
 
 
 def demo_run(
-    total_steps: int, trainer: str = "v1_sync", matrix_path: Path = MATRIX, judge: DemoJudge | None = None
+    total_steps: int,
+    trainer: str = "v1_sync",
+    matrix_path: Path = MATRIX,
+    judge: DemoJudge | None = None,
+    reasoning_gym: Sequence[str] = (),
 ) -> RunSpec:
     """The demo's run for one phase: the matrix's ``cpu_demo`` run trained up to ``total_steps`` with ``trainer``.
 
@@ -116,18 +129,23 @@ def demo_run(
         judge: with a judged source, its judge (its ``url`` set): the run's ``judge:`` setting names it, which
             fills the reward's ``judge_url`` and ``judge_model``, and the sampler weighs the source
             ``JUDGE_WEIGHT``.
+        reasoning_gym: reasoning-gym tasks whose sources (``reasoning_gym/<task>``) the sampler weighs
+            ``REASONING_GYM_WEIGHT`` each, after the judged source.
 
     Raises:
         ValueError: a judge on the legacy trainer (only rlif's V1 replay buffer takes unjudged samples out of the
-            loss), a judge without a URL or model, or a matrix run whose sampler has no ``weights`` to add the
-            judged source to.
+            loss), a judge without a URL or model, a reasoning-gym task rlif does not support or named twice, or a
+            matrix run whose sampler has no ``weights`` to add a source to.
     """
     run = demo_matrix_run(matrix_path)
     train = dataclasses.replace(run.train, total_training_steps=total_steps, trainer=trainer)
     run = dataclasses.replace(run, train=train)
-    if judge is None:
-        return run
-    return _with_judge(run, judge, matrix_path)
+    added: dict[str, float] = {}
+    if judge is not None:
+        run = _with_judge(run, judge)
+        added[JUDGE_SOURCE] = JUDGE_WEIGHT
+    added |= {source: REASONING_GYM_WEIGHT for source in reasoning_gym_sources(reasoning_gym)}
+    return _with_sources(run, added, matrix_path)
 
 
 def check_judge_trainer(trainer: str) -> None:
@@ -143,8 +161,8 @@ def check_judge_trainer(trainer: str) -> None:
         )
 
 
-def _with_judge(run: RunSpec, judge: DemoJudge, matrix_path: Path) -> RunSpec:
-    """``run`` with the judged source weighed by its sampler and ``judge`` in its ``judge:`` setting."""
+def _with_judge(run: RunSpec, judge: DemoJudge) -> RunSpec:
+    """``run`` with ``judge`` in its ``judge:`` setting (the sampler's weight is ``_with_sources``'s)."""
     from rlif.runs.spec import JudgeSpec, judge_problems, with_judge_options
 
     check_judge_trainer(run.train.trainer)
@@ -152,16 +170,22 @@ def _with_judge(run: RunSpec, judge: DemoJudge, matrix_path: Path) -> RunSpec:
     problems = judge_problems(spec, run.slurm) if judge.url else ["the judge has no URL"]
     if problems:
         raise ValueError("the CPU demo's judge: " + "; ".join(problems))
-    weights = run.sampler.params.get("weights")
-    if not isinstance(weights, dict):
+    return dataclasses.replace(run, judge=spec, reward=with_judge_options(run.reward, spec))
+
+
+def _with_sources(run: RunSpec, weights: dict[str, float], matrix_path: Path) -> RunSpec:
+    """``run`` whose sampler also weighs the data sources the demo adds (``weights``, in that order: the sampler's
+    draws follow the order of its weights), the one way a source joins the demo run's sampler."""
+    if not weights:
+        return run
+    current = run.sampler.params.get("weights")
+    if not isinstance(current, dict):
         raise ValueError(
-            f"{matrix_path}: run {EXPERIMENT!r} needs a sampler with params.weights to add the judged source "
-            f"{JUDGE_SOURCE!r} to (its sampler is {run.sampler.name!r})"
+            f"{matrix_path}: run {EXPERIMENT!r} needs a sampler with params.weights to add the sources "
+            f"{', '.join(weights)} to (its sampler is {run.sampler.name!r})"
         )
-    params = {**run.sampler.params, "weights": {**weights, JUDGE_SOURCE: JUDGE_WEIGHT}}
-    sampler = dataclasses.replace(run.sampler, params=params)
-    run = dataclasses.replace(run, judge=spec, sampler=sampler)
-    return dataclasses.replace(run, reward=with_judge_options(run.reward, spec))
+    params = {**run.sampler.params, "weights": {**current, **weights}}
+    return dataclasses.replace(run, sampler=dataclasses.replace(run.sampler, params=params))
 
 
 def demo_overrides(
@@ -175,14 +199,16 @@ def demo_overrides(
     resume_from: int | None = None,
     matrix_path: Path = MATRIX,
     judge: DemoJudge | None = None,
+    reasoning_gym: Sequence[str] = (),
 ) -> list[str]:
     """The demo's Hydra overrides: ``demo_run``'s overrides as the generator builds them, the CPU overrides
     included, with the demo's model, data and checkpoint paths. A key the CPU overrides set again keeps its place
     and takes their value, so each key appears once. ``resume_from``: resume from that step's checkpoint instead
-    of the newest; ``judge``: the judge of a judged source (``demo_run``)."""
+    of the newest; ``judge``: the judge of a judged source, ``reasoning_gym``: the reasoning-gym tasks of the data
+    (``demo_run``)."""
     from rlif.verl_glue.overrides import Override, all_overrides, runtime_values, substitute
 
-    run = demo_run(total_steps, trainer, matrix_path, judge)
+    run = demo_run(total_steps, trainer, matrix_path, judge, reasoning_gym)
     values = runtime_values(run, str(MATRIX.parents[1]), str(model_dir.resolve()))
     values |= {
         "TRAIN_FILES": f"[{train_file.resolve()}]",
@@ -472,7 +498,24 @@ def judge_summary(steps: dict[int, dict[str, Any]]) -> list[str]:
     return lines + format_table(header, rows).splitlines()
 
 
-def run_demo(workdir: Path, trainer: str = "v1_sync", judge: DemoJudge | None = None) -> int:
+def prepare_data(workdir: Path, judge: bool = False, reasoning_gym: Sequence[str] = ()) -> DemoAssets:
+    """The demo's model, tokenizer and data (``rlif.demo_assets.prepare``), every training prompt checked against
+    the demo run's prompt limit with its thinking switch, as verl's overlong-prompt filter counts it.
+
+    Raises:
+        ValueError: see ``rlif.demo_assets.prepare``.
+    """
+    from rlif.demo_assets import prepare
+
+    run = demo_matrix_run()
+    return prepare(
+        workdir, reasoning_gym, judge, max_prompt_length=run.train.max_prompt_length, enable_thinking=run.think
+    )
+
+
+def run_demo(
+    workdir: Path, trainer: str = "v1_sync", judge: DemoJudge | None = None, reasoning_gym: Sequence[str] = ()
+) -> int:
     """Prepare assets, train 2 steps with checkpoints, resume for a 3rd; print results and output locations.
 
     ``trainer`` is the run's ``train.trainer``. With ``v1_colocate_async`` (verl's V1 async trainer) the demo trains
@@ -483,6 +526,11 @@ def run_demo(workdir: Path, trainer: str = "v1_sync", judge: DemoJudge | None = 
 
     ``judge`` adds the judged source to the data and scores it with that judge; a judge without a URL is the
     stand-in (``rlif.demo_judge.StandInJudge``), served on loopback from before phase 1 until the summary.
+    ``reasoning_gym`` adds the rows of those reasoning-gym tasks (levels 0 and 1) as sources the sampler weighs.
+
+    Returns:
+        0, or 2 when the data is refused before any training (``prepare_data``: a reasoning-gym task rlif does not
+        support, names twice, or whose demo prompts exceed the run's prompt limit), the reason printed on one line.
 
     Raises:
         ValueError: a judge with the legacy trainer (``check_judge_trainer``).
@@ -490,11 +538,11 @@ def run_demo(workdir: Path, trainer: str = "v1_sync", judge: DemoJudge | None = 
     if judge is not None:
         check_judge_trainer(trainer)
     if judge is None or judge.url:
-        return _run_demo(workdir, trainer, judge)
+        return _run_demo(workdir, trainer, judge, reasoning_gym)
     from rlif.demo_judge import StandInJudge
 
     with StandInJudge(judge.model) as stand_in:
-        code = _run_demo(workdir, trainer, DemoJudge(url=stand_in.url, model=stand_in.model))
+        code = _run_demo(workdir, trainer, DemoJudge(url=stand_in.url, model=stand_in.model), reasoning_gym)
         print(
             f"[rlif demo] the stand-in judge at {stand_in.url} answered {stand_in.requests} requests "
             "(rlif/demo_judge.py: each answer is a hash of the request, not a judgement)"
@@ -502,27 +550,39 @@ def run_demo(workdir: Path, trainer: str = "v1_sync", judge: DemoJudge | None = 
     return code
 
 
-def _run_demo(workdir: Path, trainer: str, judge: DemoJudge | None) -> int:
+def _run_demo(workdir: Path, trainer: str, judge: DemoJudge | None, reasoning_gym: Sequence[str]) -> int:
     """``run_demo`` with the judge, if any, already reachable at its URL."""
-    from rlif.demo_assets import prepare
-
     layout = DemoLayout(workdir)
-    data = "IF/LogicIF/graph" + ("/judged" if judge is not None else "")
+    data = "IF/LogicIF/graph" + ("/reasoning-gym" if reasoning_gym else "") + ("/judged" if judge is not None else "")
     print(f"[rlif demo] building tiny model, tokenizer and mixed {data} data in {workdir}")
     if judge is not None:
         print(f"[rlif demo] judged source {JUDGE_SOURCE}: judge {judge.model} at {judge.url}")
+    if reasoning_gym:
+        sources = ", ".join(reasoning_gym_sources(reasoning_gym))
+        print(f"[rlif demo] reasoning-gym sources {sources}: levels 0 and 1, weight {REASONING_GYM_WEIGHT} each")
+    try:
+        assets = prepare_data(workdir, judge is not None, reasoning_gym)
+    except ValueError as err:
+        print(f"[rlif demo] error: {err}", file=sys.stderr)
+        return 2
     for stale in (layout.metrics_file(1), layout.metrics_file(2)):
         stale.unlink(missing_ok=True)
     if layout.checkpoints.exists():
         import shutil
 
         shutil.rmtree(layout.checkpoints)
-    assets = prepare(workdir, judge=judge is not None)
     start = time.monotonic()
     first_steps = 3 if trainer == "legacy" else 2
     print(f"[rlif demo] phase 1: {first_steps} GRPO steps ({trainer} trainer), a checkpoint after each")
     overrides = demo_overrides(
-        assets.model_dir, assets.train_file, assets.val_file, layout, first_steps, trainer=trainer, judge=judge
+        assets.model_dir,
+        assets.train_file,
+        assets.val_file,
+        layout,
+        first_steps,
+        trainer=trainer,
+        judge=judge,
+        reasoning_gym=reasoning_gym,
     )
     phase1 = run_phase(1, overrides, layout, total_steps=first_steps)
     print(f"[rlif demo] phase 1 done in {phase1.wall_s:.0f}s, peak memory {phase1.peak_rss_gib:.1f} GiB")
@@ -545,6 +605,7 @@ def _run_demo(workdir: Path, trainer: str, judge: DemoJudge | None) -> int:
             trainer=trainer,
             resume_from=resume_from,
             judge=judge,
+            reasoning_gym=reasoning_gym,
         )
         phase2 = run_phase(2, overrides, layout, total_steps=3)
         print(f"[rlif demo] phase 2 done in {phase2.wall_s:.0f}s, peak memory {phase2.peak_rss_gib:.1f} GiB")
@@ -569,6 +630,8 @@ def _run_demo(workdir: Path, trainer: str, judge: DemoJudge | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry: the whole demo, or only its model, tokenizer and data."""
+    from rewards.reasoning_gym_tasks import TASKS
+
     parser = argparse.ArgumentParser(prog="python -m rlif.cpu_demo", description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where every output goes")
     parser.add_argument("--prepare", type=Path, metavar="DIR", help="only build model, tokenizer and data in DIR")
@@ -580,8 +643,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--reasoning-gym",
+        action="append",
+        default=[],
+        choices=TASKS,
         metavar="TASK",
-        help="with --prepare: add rows of this reasoning-gym task (levels 0 and 1) to the data",
+        help=f"add the rows of this reasoning-gym task (levels 0 and 1) as a source the sampler weighs "
+        f"{REASONING_GYM_WEIGHT}; repeat for more tasks ({', '.join(TASKS)}; the demo's prompt limit takes "
+        "base_conversion and family_relationships)",
     )
     parser.add_argument(
         "--judge",
@@ -597,16 +665,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--judge-model", metavar="NAME", help="the model the --judge-url endpoint serves")
     args = parser.parse_args(argv)
-    if args.reasoning_gym and not args.prepare:
-        parser.error("--reasoning-gym goes with --prepare (the demo run's sampler names its sources)")
     if (args.judge_url or args.judge_model) and not args.judge:
         parser.error("--judge-url and --judge-model go with --judge")
     if bool(args.judge_url) != bool(args.judge_model):
         parser.error("--judge-url and --judge-model go together: name the endpoint and the model it serves")
     if args.prepare:
-        from rlif.demo_assets import prepare
-
-        print(prepare(args.prepare, args.reasoning_gym, args.judge).as_json())
+        try:
+            print(prepare_data(args.prepare, args.judge, args.reasoning_gym).as_json())
+        except ValueError as err:
+            parser.error(str(err))
         return 0
     judge = None
     if args.judge:
@@ -617,7 +684,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 demo_run(2, args.trainer, judge=judge)  # a bad URL is refused before any work
         except ValueError as err:
             parser.error(str(err))
-    return run_demo(args.workdir, args.trainer, judge)
+    return run_demo(args.workdir, args.trainer, judge, args.reasoning_gym)
 
 
 if __name__ == "__main__":

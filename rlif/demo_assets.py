@@ -9,7 +9,7 @@ the point is that every rlif hook runs inside verl's real training loop.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,6 +187,22 @@ def reasoning_gym_items(task: str, levels: tuple[int, ...] = (0, 1), size: int =
     ]
 
 
+def reasoning_gym_sources(tasks: Sequence[str]) -> list[str]:
+    """The demo's data sources of reasoning-gym ``tasks`` (``reasoning_gym/<task>``), in their order.
+
+    Raises:
+        ValueError: a task rlif does not support (the message lists those it does), or a task named twice.
+    """
+    from rewards.reasoning_gym_tasks import PREFIX
+    from rlif.data.reasoning_gym_build import check_task
+
+    for task in tasks:
+        check_task(task)
+    if len(set(tasks)) != len(tasks):
+        raise ValueError(f"reasoning-gym tasks {list(tasks)}: name each task once")
+    return [PREFIX + task for task in tasks]
+
+
 JUDGE_SOURCE = "judge/demo"
 """The demo's judged source (the ``judge`` reward family: soft constraints put to an LLM judge)."""
 
@@ -242,15 +258,20 @@ def normalise_ground_truth(item: DemoItem, where: str) -> str:
     return ground_truth
 
 
-def demo_rows(split: str, reasoning_gym_task: str | None = None, judge: bool = False) -> list[dict[str, Any]]:
+def demo_rows(split: str, reasoning_gym_tasks: Sequence[str] = (), judge: bool = False) -> list[dict[str, Any]]:
     """All built-in items as verl parquet rows (``data_source, prompt, ability, reward_model, extra_info``), plus
-    rows of one reasoning-gym task (levels 0 and 1) when ``reasoning_gym_task`` names one, and the judged items
-    (``judge_items``) with ``judge``."""
+    rows of each reasoning-gym task in ``reasoning_gym_tasks`` (levels 0 and 1, ``reasoning_gym_items``) and the
+    judged items (``judge_items``) with ``judge``.
+
+    Raises:
+        ValueError: a reasoning-gym task named twice, or one rlif does not support.
+    """
     from rlif.data.rows import verl_row
 
     items = if_items() + logicif_items() + graph_items()
-    if reasoning_gym_task is not None:
-        items += reasoning_gym_items(reasoning_gym_task)
+    reasoning_gym_sources(reasoning_gym_tasks)
+    for task in reasoning_gym_tasks:
+        items += reasoning_gym_items(task)
     if judge:
         items += judge_items()
     rows = []
@@ -349,15 +370,93 @@ class DemoAssets:
         return json.dumps({k: str(v) for k, v in self.__dict__.items()}, indent=2)
 
 
-def prepare(workdir: Path, reasoning_gym_task: str | None = None, judge: bool = False) -> DemoAssets:
+def prompt_tokens(tokenizer: Any, prompt: list[dict[str, str]], enable_thinking: bool) -> int:
+    """The length of a row's prompt as verl's overlong-prompt filter counts it: the chat template applied with the
+    generation prompt and the run's ``enable_thinking``, then tokenized without special tokens."""
+    text = tokenizer.apply_chat_template(
+        prompt, add_generation_prompt=True, tokenize=False, enable_thinking=enable_thinking
+    )
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def overlong_prompts(
+    tokenizer: Any, rows: Sequence[dict[str, Any]], max_prompt_length: int, enable_thinking: bool
+) -> dict[str, list[int]]:
+    """Source -> the token lengths of its prompts longer than ``max_prompt_length`` (``prompt_tokens``)."""
+    over: dict[str, list[int]] = {}
+    for row in rows:
+        length = prompt_tokens(tokenizer, list(row["prompt"]), enable_thinking)
+        if length > max_prompt_length:
+            over.setdefault(row["data_source"], []).append(length)
+    return over
+
+
+def check_prompt_lengths(
+    tokenizer: Any, rows: Sequence[dict[str, Any]], max_prompt_length: int, enable_thinking: bool
+) -> None:
+    """Refuse data with a prompt verl's overlong-prompt filter would drop: the demo's sampler gives each source a
+    weight, so a source the filter empties stops the run inside verl, and a reasoning-gym task would lose a level.
+
+    Raises:
+        ValueError: a prompt is longer than ``max_prompt_length``; the message names each such source with its
+            prompt lengths and, for a reasoning-gym source, the supported tasks whose demo prompts all fit.
+    """
+    from rewards.reasoning_gym_tasks import PREFIX, TASKS
+
+    over = overlong_prompts(tokenizer, rows, max_prompt_length, enable_thinking)
+    if not over:
+        return
+    problems = "; ".join(f"{source} has prompts of {lengths} tokens" for source, lengths in over.items())
+    message = (
+        f"the CPU demo's prompts must fit its {max_prompt_length}-token limit (the demo run's "
+        f"train.max_prompt_length, with the demo tokenizer), or verl drops them: {problems}"
+    )
+    if any(source.startswith(PREFIX) for source in over):
+        fitting = [
+            task
+            for task in TASKS
+            if not overlong_prompts(
+                tokenizer,
+                [row for row in demo_rows("train", (task,)) if row["data_source"] == PREFIX + task],
+                max_prompt_length,
+                enable_thinking,
+            )
+        ]
+        message += f"; the reasoning-gym tasks whose demo prompts fit: {', '.join(fitting) or 'none'}"
+    raise ValueError(message)
+
+
+def prepare(
+    workdir: Path,
+    reasoning_gym_tasks: Sequence[str] = (),
+    judge: bool = False,
+    *,
+    max_prompt_length: int | None = None,
+    enable_thinking: bool = False,
+) -> DemoAssets:
     """Build tokenizer, model and data under ``workdir`` (rebuilt every time: it takes a few seconds); the data
-    gets rows of one reasoning-gym task when ``reasoning_gym_task`` names one and the judged items with ``judge``
-    (``demo_rows``)."""
+    gets rows of each reasoning-gym task in ``reasoning_gym_tasks`` and the judged items with ``judge``
+    (``demo_rows``).
+
+    Args:
+        workdir: where the model, tokenizer and data go.
+        reasoning_gym_tasks: reasoning-gym tasks whose rows (levels 0 and 1) the data gets.
+        judge: add the judged items.
+        max_prompt_length: the run's prompt limit; every training prompt must fit it (``check_prompt_lengths``)
+            before the model and data are written. None: no check.
+        enable_thinking: the run's thinking switch, which the chat template's length depends on.
+
+    Raises:
+        ValueError: see ``demo_rows`` and ``check_prompt_lengths``.
+    """
     from rlif.data.files import write_rows_atomic
 
+    train_rows = demo_rows("train", reasoning_gym_tasks, judge)
     model_dir = workdir / "model"
     tokenizer = build_tokenizer(model_dir)
+    if max_prompt_length is not None:
+        check_prompt_lengths(tokenizer, train_rows, max_prompt_length, enable_thinking)
     build_model(model_dir, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
-    train_file = write_rows_atomic(demo_rows("train", reasoning_gym_task, judge), workdir / "data" / "train.parquet")
-    val_file = write_rows_atomic(demo_rows("val", reasoning_gym_task, judge), workdir / "data" / "val.parquet")
+    train_file = write_rows_atomic(train_rows, workdir / "data" / "train.parquet")
+    val_file = write_rows_atomic(demo_rows("val", reasoning_gym_tasks, judge), workdir / "data" / "val.parquet")
     return DemoAssets(model_dir=model_dir, train_file=train_file, val_file=val_file)

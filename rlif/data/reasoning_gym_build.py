@@ -43,7 +43,7 @@ def level_count(task: str) -> int:
     """
     from reasoning_gym.factory import create_curriculum
 
-    _check_task(task)
+    check_task(task)
     return max(len(attr.levels) for attr in create_curriculum(task).attributes.values())
 
 
@@ -56,7 +56,7 @@ def level_items(task: str, level: int, size: int, seed: int) -> list[dict[str, A
     from reasoning_gym import create_dataset
     from reasoning_gym.factory import create_curriculum
 
-    _check_task(task)
+    check_task(task)
     if size < 1:
         raise ValueError(f"size must be >= 1, got {size}")
     levels = level_count(task)
@@ -103,7 +103,12 @@ def build_rows(
     return rows
 
 
-def _check_task(task: str) -> None:
+def check_task(task: str) -> None:
+    """Refuse a task rlif does not score (its scorer not read, ``rewards.reasoning_gym_tasks.TASKS``).
+
+    Raises:
+        ValueError: ``task`` is not supported; the message lists the tasks that are.
+    """
     if task not in TASKS:
         raise ValueError(f"unknown reasoning-gym task {task!r}; supported: {', '.join(TASKS)}")
 

@@ -169,7 +169,7 @@ def test_the_demo_data_can_take_a_reasoning_gym_source() -> None:
     from rlif.demo_assets import demo_rows
 
     plain = demo_rows("train")
-    rows = demo_rows("train", reasoning_gym_task="family_relationships")
+    rows = demo_rows("train", ("family_relationships",))
     added = [r for r in rows if r["data_source"] == "reasoning_gym/family_relationships"]
     assert len(rows) == len(plain) + len(added) and len(added) == 4
     assert not any(r["data_source"].startswith(rg.PREFIX) for r in plain)

@@ -50,6 +50,11 @@ def results():
         layout = DemoLayout(Path("/demo"))
         overrides = demo_overrides(Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, judge=judge)
         runs[f"cpu_demo_judge_{steps}"] = overrides
+        overrides = demo_overrides(
+            Path("/m"), Path("/t.parquet"), Path("/v.parquet"), layout, steps, judge=judge,
+            reasoning_gym=("family_relationships", "base_conversion"),
+        )  # fmt: skip
+        runs[f"cpu_demo_judge_reasoning_gym_{steps}"] = overrides
     good = runs[matrix.runs[0].name]
     for name, (override, _) in BROKEN.items():
         runs[f"broken_{name}"] = [*good, override]
@@ -64,8 +69,8 @@ def test_shipped_runs_compose_and_validate(results):
 
 
 def test_the_cpu_demo_phases_compose_and_validate(results):
-    """The demo's config (the matrix's CPU run plus its deltas, with and without the judged source) passes the same
-    checks as every generated run."""
+    """The demo's config (the matrix's CPU run plus its deltas, with and without the judged source and reasoning-gym
+    sources) passes the same checks as every generated run."""
     _, problems = results
     assert [p for p in problems if p.run.startswith("cpu_demo_")] == []
 

@@ -3,8 +3,9 @@
 Asserts on real signals only: our reward function ran (verl logs ``critic/score/mean`` from it and our feedback hook
 logs per-source rewards), gradients flowed, the reference model ran (the KL loss term against its log-probs is
 logged and finite), the checkpoint exists, and the resumed run trained exactly step 3. The run has the judged
-source (``--judge``, the stand-in judge on loopback): the judge family scored inside verl's loop, its flags came back
-through rlif's replay buffer and the sampler was given the judged rewards.
+source (``--judge``, the stand-in judge on loopback) and a reasoning-gym source (``--reasoning-gym
+family_relationships``): each family scored inside verl's loop, its flags came back through rlif's replay buffer and
+the sampler was given its rewards.
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     if not cpu_support.is_installed():
         pytest.fail("the CPU start-up hook is missing: run `python -m rlif.verl_glue.cpu_support install`")
     workdir = tmp_path_factory.mktemp("cpu_demo")
-    assert run_demo(workdir, judge=JUDGE) == 0
+    assert run_demo(workdir, judge=JUDGE, reasoning_gym=(REASONING_GYM_TASK,)) == 0
     return DemoLayout(workdir)
 
 
 JUDGE = DemoJudge()
 """The stand-in judge, which the demo serves on loopback while it runs."""
+REASONING_GYM_TASK = "family_relationships"
+"""The run's reasoning-gym task: the sampler's seed draws it at steps 1 and 3, one in each phase
+(``test_glue_cpu_demo_config.py``)."""
+REASONING_GYM_SOURCE = f"reasoning_gym/{REASONING_GYM_TASK}"
 
 
 def test_two_steps_then_checkpoint(demo: DemoLayout) -> None:
@@ -148,12 +153,13 @@ def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
 
 
 def demo_weights() -> dict[str, float]:
-    """The judged demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own
-    group)."""
+    """The demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own group)."""
     prefix = "+data.rlif_sampler.params="
     judge = DemoJudge(url="http://127.0.0.1:1/v1")  # the stand-in's URL is known once it runs; weights do not vary
     layout = DemoLayout(Path("demo"))
-    overrides = demo_overrides(Path("model"), Path("train"), Path("val"), layout, total_steps=2, judge=judge)
+    overrides = demo_overrides(
+        Path("model"), Path("train"), Path("val"), layout, 2, judge=judge, reasoning_gym=(REASONING_GYM_TASK,)
+    )
     (params,) = [override.removeprefix(prefix) for override in overrides if override.startswith(prefix)]
     return json.loads(params.strip("'"))["weights"]
 
@@ -192,11 +198,17 @@ def assert_sampler_and_reward_flag_metrics(
             assert metrics[f"sampler/nonfinite_reward_share/{source}"] == 0.0, (step, source)
 
 
+def drawn_steps(steps: dict[int, dict[str, float]], source: str) -> list[int]:
+    """The steps whose batch drew ``source`` (the demo's sources have one pool each: interval 0)."""
+    return [step for step, metrics in sorted(steps.items()) if metrics.get(f"sampler/step_draws/{source}/0", 0) > 0]
+
+
 def test_the_judged_source_is_scored_in_verl_s_loop_and_its_rewards_reach_the_sampler(demo: DemoLayout) -> None:
-    """At every step, both phases: the judged source was drawn (the sampler's seed makes it so), the judge family's
-    flags came back through the replay buffer (``train/judge/demo/judge_gated`` and ``/judge_no_verdict``, and the
-    buffer's own ``sampler/no_verdict/*``: the stand-in always answers, so nothing is dropped), and the sampler was
-    given the source's rewards (``train/judge/demo/reward_mean`` and ``/count`` come from the records it got).
+    """At each step that drew the judged source (steps 1 and 3, one in each phase: the sampler's seed makes it so),
+    the judge family's flags came back through the replay buffer (``train/judge/demo/judge_gated`` and
+    ``/judge_no_verdict``, and the buffer's own ``sampler/no_verdict/*``: the stand-in always answers, so nothing is
+    dropped), and the sampler was given the source's rewards (``train/judge/demo/reward_mean`` and ``/count`` come
+    from the records it got); a step that did not draw it has none of them.
 
     A judged response scores the stand-in's mean probability, inside ``P_YES_RANGE``; a gated one scores 0. So the
     mean reward the sampler got is the judged share times a mean probability in that range: judged rewards, not
@@ -205,10 +217,12 @@ def test_the_judged_source_is_scored_in_verl_s_loop_and_its_rewards_reach_the_sa
     """
     steps = read_metrics(demo.metrics_file(1)) | read_metrics(demo.metrics_file(2))
     assert sorted(steps) == [1, 2, 3]
+    assert drawn_steps(steps, JUDGE_SOURCE) == [1, 3]
+    source = f"train/{JUDGE_SOURCE}/"
+    assert not [key for key in steps[2] if key.startswith(source)]
     judged_somewhere = False
-    for step, metrics in sorted(steps.items()):
-        source = f"train/{JUDGE_SOURCE}/"
-        assert metrics[f"sampler/step_draws/{JUDGE_SOURCE}/0"] > 0, step
+    for step in drawn_steps(steps, JUDGE_SOURCE):
+        metrics = steps[step]
         no_verdict, gated = metrics[source + "judge_no_verdict"], metrics[source + "judge_gated"]
         assert no_verdict == 0.0 and 0.0 <= gated <= 1.0, step
         assert metrics["sampler/no_verdict/rate"] == 0.0, step
@@ -219,6 +233,25 @@ def test_the_judged_source_is_scored_in_verl_s_loop_and_its_rewards_reach_the_sa
         assert judged * P_YES_RANGE[0] - 1e-9 <= mean <= judged * P_YES_RANGE[1] + 1e-9, step
         judged_somewhere |= judged > 0 and mean > 0
     assert judged_somewhere, "no response of the judged source reached the judge: every one was gated"
+
+
+def test_the_reasoning_gym_source_is_scored_in_verl_s_loop_and_its_rewards_reach_the_sampler(demo: DemoLayout) -> None:
+    """At each step that drew the reasoning-gym source (steps 1 and 3, one in each phase), the family's flag came
+    back through the replay buffer (``train/<source>/reasoning_gym_answered``: the share of responses with an
+    ``<answer>`` span) and the sampler was given the source's rewards: 4 per drawn prompt, finite, each in [0, 1]
+    and 0 without an answer span, so their mean is at most the answered share; a step that did not draw it has none
+    of them. The sampler weighs the source as the demo's weights say (``assert_sampler_and_reward_flag_metrics``).
+    """
+    steps = read_metrics(demo.metrics_file(1)) | read_metrics(demo.metrics_file(2))
+    assert drawn_steps(steps, REASONING_GYM_SOURCE) == [1, 3]
+    source = f"train/{REASONING_GYM_SOURCE}/"
+    assert not [key for key in steps[2] if key.startswith(source)]
+    for step in drawn_steps(steps, REASONING_GYM_SOURCE):
+        metrics = steps[step]
+        assert metrics[source + "count"] == 4 * metrics[f"sampler/step_draws/{REASONING_GYM_SOURCE}/0"], step
+        answered, mean = metrics[source + "reasoning_gym_answered"], metrics[source + "reward_mean"]
+        assert 0.0 <= answered <= 1.0 and 0.0 <= mean <= answered, step
+        assert metrics[f"sampler/nonfinite_reward_share/{REASONING_GYM_SOURCE}"] == 0.0, step
 
 
 def total_draws(metrics: dict[str, float]) -> float:

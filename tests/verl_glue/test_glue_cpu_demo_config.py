@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from rlif.cpu_demo import (
     EXPERIMENT,
     JUDGE_WEIGHT,
     MATRIX,
+    REASONING_GYM_WEIGHT,
     DemoJudge,
     DemoLayout,
     demo_matrix_run,
@@ -42,13 +45,21 @@ def overrides_by_key(texts: list[str]) -> dict[str, str]:
 
 
 def demo(
-    total_steps: int = 2, trainer: str = "v1_sync", matrix_path: Path = MATRIX, judge: DemoJudge | None = None
+    total_steps: int = 2,
+    trainer: str = "v1_sync",
+    matrix_path: Path = MATRIX,
+    judge: DemoJudge | None = None,
+    reasoning_gym: tuple[str, ...] = (),
 ) -> dict[str, str]:
     texts = demo_overrides(
         Path("/m"), Path("/t.parquet"), Path("/v.parquet"), LAYOUT, total_steps, trainer=trainer,
-        matrix_path=matrix_path, judge=judge,
+        matrix_path=matrix_path, judge=judge, reasoning_gym=reasoning_gym,
     )  # fmt: skip
     return overrides_by_key(texts)
+
+
+HAS_REASONING_GYM = importlib.util.find_spec("reasoning_gym") is not None
+needs_reasoning_gym = pytest.mark.skipif(not HAS_REASONING_GYM, reason="reasoning-gym is not installed")
 
 
 JUDGE = DemoJudge(url="http://127.0.0.1:8123/v1")
@@ -178,23 +189,82 @@ def test_a_judged_demo_adds_its_source_s_weight_and_the_judge_and_nothing_else(t
     assert check_judge(run, all_overrides(run)) == []  # the generator's judge checks pass
 
 
-def test_the_sampler_draws_the_judged_and_the_if_source_at_every_demo_step() -> None:
-    """The demo's draws follow the sampler's seed: with the judged source at ``JUDGE_WEIGHT`` both it and the IF
-    source (whose length-cap flag the slow demo test reads) are in every batch of 4 prompts of the 3 steps."""
+def demo_draws(reasoning_gym: tuple[str, ...] = ()) -> list[set[str]]:
+    """The sources the judged demo's sampler draws at each of its 3 steps (4 prompts a step), with the rows of
+    ``reasoning_gym`` tasks in the data and the sampler's seed and weights as its overrides carry them."""
     from samplers.registry import build_policy
 
-    ours = demo(judge=JUDGE)
+    ours = demo(judge=JUDGE, reasoning_gym=reasoning_gym)
     name = ours["data.rlif_sampler.name"].split("=", 1)[1]
     params = json.loads(ours["data.rlif_sampler.params"].split("=", 1)[1].strip("'"))
     seed = int(ours["data.rlif_sampler.seed"].split("=", 1)[1])
     policy = build_policy(name, params, seed=seed)
     rows: dict[tuple[str, int], int] = {}
-    for row in demo_rows("train", judge=True):
+    for row in demo_rows("train", reasoning_gym, judge=True):
         rows[(row["data_source"], 0)] = rows.get((row["data_source"], 0), 0) + 1
     policy.set_pools(rows)
-    for step in range(3):
-        drawn = {policy.draw()[0] for _ in range(4)}
+    return [{policy.draw()[0] for _ in range(4)} for _step in range(3)]
+
+
+def test_the_sampler_draws_the_judged_and_the_if_source_at_every_demo_step() -> None:
+    """The demo's draws follow the sampler's seed: with the judged source at ``JUDGE_WEIGHT`` both it and the IF
+    source (whose length-cap flag the slow demo test reads) are in every batch of 4 prompts of the 3 steps."""
+    for step, drawn in enumerate(demo_draws(), start=1):
         assert {JUDGE_SOURCE, "iftrain"} <= drawn, step
+
+
+V1_PHASES = [(2, "v1_sync"), (3, "v1_sync"), (2, "v1_colocate_async")]
+
+
+@needs_reasoning_gym
+@pytest.mark.parametrize("task", ["family_relationships", "base_conversion"])
+def test_the_sampler_draws_a_reasoning_gym_and_the_judged_source_in_both_phases(task: str) -> None:
+    """With one reasoning-gym task beside the judged source (the slow demo test's run), the sampler draws both at
+    step 1 (phase 1) and step 3 (the resumed phase 2), and the IF source at every step."""
+    draws = demo_draws((task,))
+    source = f"reasoning_gym/{task}"
+    assert [source in drawn for drawn in draws] == [True, False, True]
+    assert [JUDGE_SOURCE in drawn for drawn in draws] == [True, False, True]
+    assert all("iftrain" in drawn for drawn in draws)
+
+
+@needs_reasoning_gym
+@pytest.mark.parametrize(
+    ("total_steps", "trainer", "judge"),
+    [
+        *((steps, trainer, judge) for steps, trainer in V1_PHASES for judge in (None, JUDGE)),
+        (3, "legacy", None),  # no replay buffer needed, unlike the judged source
+    ],
+)
+def test_reasoning_gym_tasks_add_only_their_sources_weights(
+    total_steps: int, trainer: str, judge: DemoJudge | None
+) -> None:
+    """Each task adds its source to the sampler's weights, after the judged source and in the order named; no other
+    key changes (the reward routes ``reasoning_gym/`` rows with no setting of its own)."""
+    tasks = ("family_relationships", "base_conversion")
+    before, after = (
+        demo(total_steps, trainer, judge=judge),
+        demo(total_steps, trainer, judge=judge, reasoning_gym=tasks),
+    )
+    assert {key for key in {*before, *after} if before.get(key) != after.get(key)} == {"data.rlif_sampler.params"}
+    weights = json.loads(after["data.rlif_sampler.params"].split("=", 1)[1].strip("'"))["weights"]
+    judged = {JUDGE_SOURCE: JUDGE_WEIGHT} if judge else {}
+    added = {f"reasoning_gym/{task}": REASONING_GYM_WEIGHT for task in tasks}
+    assert list(weights.items()) == list({**DEMO_WEIGHTS, **judged, **added}.items())
+
+
+@pytest.mark.parametrize(
+    ("tasks", "message"),
+    [
+        (("chess",), "unknown reasoning-gym task 'chess'; supported: base_conversion, family_relationships, maze"),
+        (("maze", "maze"), r"reasoning-gym tasks \['maze', 'maze'\]: name each task once"),
+    ],
+)
+def test_a_demo_refuses_an_unknown_or_repeated_reasoning_gym_task(tasks: tuple[str, ...], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        demo_run(2, reasoning_gym=tasks)
+    with pytest.raises(ValueError, match=message):
+        demo_rows("train", tasks)
 
 
 def test_a_judged_demo_is_refused_on_the_legacy_trainer_and_without_a_valid_url() -> None:
@@ -223,3 +293,73 @@ def test_the_command_line_refuses_a_judge_it_cannot_run(
     assert exit_info.value.code == 2
     (line,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert message in line
+
+
+FITTING_TASKS = ["base_conversion", "family_relationships"]
+"""The reasoning-gym tasks whose demo prompts fit the demo's 512-token limit (the command line's help names them)."""
+
+
+@needs_reasoning_gym
+def test_the_command_line_prepares_reasoning_gym_sources_at_levels_0_and_1(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    argv = ["--prepare", str(tmp_path)] + [arg for task in FITTING_TASKS for arg in ("--reasoning-gym", task)]
+    assert main(argv) == 0
+    rows = pq.read_table(tmp_path / "data" / "train.parquet").to_pylist()
+    added = [(row["data_source"], row["extra_info"]["difficulty"]) for row in rows if "/" in row["data_source"]]
+    expected = [(f"reasoning_gym/{task}", float(level)) for task in FITTING_TASKS for level in (0, 0, 1, 1)]
+    assert [pair for pair in added if pair[0].startswith("reasoning_gym/")] == expected
+
+
+@needs_reasoning_gym
+def test_a_task_whose_prompts_exceed_the_demo_s_limit_is_refused_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verl's overlong-prompt filter would drop maze's longer prompts (a level of the source lost) and all of
+    string_insertion's (a weighed source with no rows): the demo stops first, with one line naming what fits."""
+    assert main(["--workdir", str(tmp_path), "--reasoning-gym", "maze"]) == 2
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert "must fit its 512-token limit (the demo run's train.max_prompt_length" in line
+    assert re.search(r"reasoning_gym/maze has prompts of \[\d+(, \d+)*\] tokens", line)
+    assert line.endswith(f"the reasoning-gym tasks whose demo prompts fit: {', '.join(FITTING_TASKS)}")
+    assert not (tmp_path / "data").exists() and not (tmp_path / "checkpoints").exists()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--prepare", str(tmp_path), "--reasoning-gym", "string_insertion"])
+    assert exit_info.value.code == 2
+    assert "reasoning_gym/string_insertion has prompts of" in capsys.readouterr().err
+
+
+@needs_reasoning_gym
+def test_the_prompt_length_check_agrees_with_verl_s_overlong_filter(tmp_path: Path) -> None:
+    """The demo's count of prompt tokens is verl's: its filter keeps exactly the rows the check passes (the data of
+    every supported task, the judged rows included), at the demo's limit, at the longest prompt that fits it, and
+    one token below (where the thinking switch's template tokens and ``<=`` matter)."""
+    pytest.importorskip("verl")
+    from glue_testkit import data_config
+    from transformers import AutoTokenizer
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    from rewards.reasoning_gym_tasks import TASKS
+    from rlif.data.files import write_rows_atomic
+    from rlif.demo_assets import build_tokenizer, prompt_tokens
+
+    build_tokenizer(tmp_path / "tok")
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tok")
+    rows = demo_rows("train", TASKS, judge=True)
+    train = write_rows_atomic(rows, tmp_path / "train.parquet")
+    run = demo_matrix_run()
+    lengths = [prompt_tokens(tokenizer, row["prompt"], run.think) for row in rows]
+    longest_fitting = max(n for n in lengths if n <= run.train.max_prompt_length)
+    for limit in (run.train.max_prompt_length, longest_fitting, longest_fitting - 1):
+        extra = {
+            "data.max_prompt_length": limit,
+            "data.filter_overlong_prompts": True,
+            "+data.apply_chat_template_kwargs.enable_thinking": str(run.think).lower(),
+        }
+        kept = RLHFDataset(
+            data_files=[str(train)], tokenizer=tokenizer, config=data_config(train, train, "uniform", **extra)
+        )
+        fits = [n <= limit for n in lengths]
+        assert 0 < sum(fits) < len(rows), limit  # both sides of the limit are checked
+        kept_ids = [kept.dataframe[i]["extra_info"]["item_id"] for i in range(len(kept.dataframe))]
+        assert kept_ids == [row["extra_info"]["item_id"] for row, fit in zip(rows, fits, strict=True) if fit], limit

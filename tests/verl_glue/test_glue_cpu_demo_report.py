@@ -103,6 +103,32 @@ def test_summary_shows_the_judged_source_per_step_and_the_buffer_s_no_verdict_me
     assert not any(line.startswith("other sampler metrics") for line in lines)  # shown in the judge table instead
 
 
+def test_summary_shows_a_reasoning_gym_source_as_any_other():
+    """Its reward column per step (``-`` where not drawn), its weight and draws, its exposure; no judge table. Its
+    numbers are those of the slow demo test's run (steps 1 and 3 drew the source)."""
+    source = "reasoning_gym/family_relationships"
+    drawn = {f"train/{source}/reward_mean": 0.0, f"train/{source}/count": 4.0}
+    drawn[f"train/{source}/reasoning_gym_answered"] = 0.0
+    last = {**drawn, f"sampler/weight/{source}": 0.19, f"sampler/draws/{source}/0": 2.0}
+    last[f"exposure/cum_prompts/{source}"] = 2.0
+    steps = {1: drawn, 2: {"train/iftrain/reward_mean": 0.5, "train/iftrain/count": 16.0}, 3: last}
+    lines = summarise(steps)
+    assert lines[1].split() == ["step", "score", "grad", "norm", "iftrain", source]
+    assert [line.split() for line in lines[3:6]] == [  # step, score, grad norm, iftrain, the source
+        ["1", "-", "-", "-", "0.00", "(4)"],
+        ["2", "-", "-", "0.50", "(16)", "-"],
+        ["3", "-", "-", "-", "0.00", "(4)"],
+    ]
+    assert lines[6:10] == [
+        "sampler after step 3 (weights and cumulative draws per data source):",
+        "source                              weight  draws",
+        "----------------------------------  ------  -----",
+        f"{source}  0.190   2",
+    ]
+    assert lines[10].startswith("exposure after step 3") and lines[-1].startswith(source)
+    assert judge_summary(steps) == []
+
+
 def test_summary_of_a_run_that_logged_nothing():
     assert summarise({}) == ["no metrics were logged"]
 
