@@ -16,6 +16,11 @@ This entry point measures both the way training would see them:
 - scoring: ``rewards.compute_score`` with the run's ``reward.kwargs``, the entry and options training uses; the
   pass rate is its success indicator ``acc``.
 
+A chained run (``from_winner``) is probed with the settings it takes from its stage's winner, which the script
+passes as ``--winner-setting KEY=JSON`` (one per key of the link's ``take``, as ``generate_train_recipes.py
+--probe`` resolved them from the evaluation results); the run is rebuilt with them as generation rebuilds it
+(``Matrix.resolved``), so the probe measures what the chained run's training script trains on.
+
 Generation is resumable (``rlif.eval.generation``: an append-only ``responses.jsonl`` in ``--out``), so a requeued
 job goes on where it stopped; ``timing.json`` adds up the output tokens and seconds of every attempt for the
 decode rate. The probe file (``rlif.runs.probe``) is written atomically to ``--out``/probe.json, where
@@ -56,6 +61,7 @@ from rlif.eval.generation import (
     open_log,
 )
 from rlif.eval.sampling import Sampling
+from rlif.runs.matrix import Matrix, load_matrix
 from rlif.runs.probe import (
     ALL_INTERVALS,
     PROBE_FILE,
@@ -180,21 +186,51 @@ def read_timing(path: Path) -> dict[str, float]:
         ) from None
 
 
+def with_winner_settings(matrix: Matrix, run: RunSpec, given: Sequence[str]) -> RunSpec:
+    """``run`` with the settings it takes from its stage's winner, given as ``KEY=JSON`` (``--winner-setting``),
+    rebuilt as generation rebuilds a resolved chained run (``Matrix.resolved``); ``run`` itself when it has no link.
+
+    Raises:
+        ValueError: an item is not ``KEY=JSON``, settings are given for a run without ``from_winner``, the keys
+            given are not exactly the link's ``take`` keys, or a value does not build (each named, one line).
+    """
+    values: dict[str, Any] = {}
+    for item in given:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--winner-setting {item!r}: expected KEY=JSON, e.g. train_files='[\"a.parquet\"]'")
+        try:
+            values[key] = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"--winner-setting {key}: the value is not JSON ({err.msg}): {text}") from None
+    link = run.from_winner
+    if link is None:
+        if values:
+            raise ValueError(f"--winner-setting: run {run.name} takes no settings from a stage winner (no from_winner)")
+        return run
+    if set(values) != set(link.take):
+        raise ValueError(
+            f"run {run.name} is chained ({link.describe()}), --winner-setting gave {', '.join(values) or 'none'}; "
+            f"write its probe job with generate_train_recipes.py --probe {run.name}, which resolves the chain"
+        )
+    return matrix.resolved(run.name, matrix.merged_raw(run.name), values)
+
+
 def run_probe(
     args: argparse.Namespace, engine_factory: EngineFactory = vllm_engine, ids: Callable[..., Any] = prompt_ids
 ) -> Path:
     """Stratify, generate what ``--out`` lacks, score, and write the probe file; returns its path.
 
     Raises:
-        ValueError: a user mistake (unknown run, missing training file, bad setting, responses of other settings
-            in ``--out``), with a one-line message.
+        ValueError: a user mistake (unknown run, winner settings that do not fit its link, missing training file, bad
+            setting, responses of other settings in ``--out``), with a one-line message.
     """
-    from rlif.runs.matrix import load_matrix
     from rlif.runs.shapes import model_shape
 
     if not Path(args.matrix).is_file():
         raise ValueError(f"--matrix {args.matrix}: file not found")
-    run = load_matrix(args.matrix).select([args.run])[0]
+    matrix = load_matrix(args.matrix)
+    run = with_winner_settings(matrix, matrix.select([args.run])[0], args.winner_setting)
     if args.model_id:
         run = dataclasses.replace(run, model=args.model_id)
     files = [Path(f) for f in (args.train_file or run.train_files)]
@@ -323,6 +359,14 @@ def build_parser() -> argparse.ArgumentParser:
         "comes from a .env setting)",
     )
     parser.add_argument("--out", type=Path, help="output directory (default: probe/<run>)")
+    parser.add_argument(
+        "--winner-setting",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="a setting a chained run takes from its stage's winner (from_winner.take), as resolved by "
+        "generate_train_recipes.py --probe (repeatable; every take key once)",
+    )
     parser.add_argument(
         "--train-file", action="append", default=[], help="training file instead of the run's (repeatable)"
     )

@@ -78,12 +78,15 @@ class ChainOutcome:
         resolved: per link the selection used, its decision table and the verdict line.
         skipped: one line per link whose runs were left out (default selection only).
         notes: the winner's line of each resolved chained run, by run name (for its script's header).
+        inherited: the winner's values (dotted key -> value) each resolved chained run took, by run name (what its
+            probe job passes to ``rlif.eval.probe --winner-setting``).
     """
 
     runs: list[RunSpec]
     resolved: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: dict[str, str] = field(default_factory=dict)
+    inherited: dict[str, dict[str, Any]] = field(default_factory=dict)
     accepted: list[Path] = field(default_factory=list)
 
 
@@ -132,6 +135,7 @@ def resolve_selection(
         if table not in result.resolved:
             result.resolved.append(table)
         result.notes[run.name] = line
+        result.inherited[run.name] = dict(outcome.inherited)
         result.runs.append(resolved_runs[run.name])
     if waiting and explicit:
         raise ChainRefusedError("\n".join(f"{outcomes[key]}" for key in waiting))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from rlif.recipes.chained import ChainRefusedError, resolve_selection
+from rlif.recipes.chained import ChainOutcome, ChainRefusedError, resolve_selection
 from rlif.recipes.checks import GenerationError
 from rlif.recipes.generate import (
     PREFLIGHT_KEYS,
@@ -27,6 +27,7 @@ from rlif.recipes.generate import (
     site_from_env,
     write_executable,
 )
+from rlif.recipes.probe_script import ChainSource
 from rlif.recipes.render import LAUNCHER, job_root_problem
 from rlif.runs.matrix import Matrix, load_matrix
 from rlif.runs.probe import PROMPTS_PER_INTERVAL, TRUNCATION_WARN, Probe, default_probe_path, load_probe, probe_warnings
@@ -338,6 +339,48 @@ def submit(written: Sequence[Written], console: Console) -> int:
     return failures
 
 
+def resolve_chain(
+    matrix: Matrix, runs: Sequence[RunSpec], args: argparse.Namespace, console: Console, *, explicit: bool
+) -> ChainOutcome | None:
+    """Resolve the chained runs among ``runs`` from ``--eval-root`` (``rlif.recipes.chained.resolve_selection``)
+    and print its lines: each link's decision table and winner, each link left out for missing results, each
+    accepted decision. Training scripts and probe jobs resolve here, so a run is generated with the same settings
+    and the same messages either way.
+
+    Returns:
+        The outcome, or None after printing why the selection cannot be resolved (a named run's link lacks results,
+        or a results file is unreadable): the caller exits with 1.
+    """
+    try:
+        outcome = resolve_selection(
+            matrix,
+            runs,
+            args.eval_root,
+            explicit=explicit,
+            decisions=args.decisions or Path(args.matrix).parent / "decisions",
+            accept=args.accept,
+        )
+    except ChainRefusedError as err:
+        for line in str(err).splitlines():
+            console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
+        console.print(
+            "evaluate those runs first (recipe/rlif/eval/<run>.sh writes eval/<run>/<step>/metrics.json; "
+            "docs/evaluation.md), or point --eval-root at their results",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return None
+    except ValueError as err:
+        console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
+        return None
+    for text in [*outcome.resolved, *outcome.skipped]:
+        for line in text.splitlines():
+            console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
+    for path in outcome.accepted:
+        console.print(f"chain: accepted decision recorded in {path}", highlight=False, markup=False)
+    return outcome
+
+
 def find_probes(
     runs: Sequence[RunSpec], plan_from: Path | None, root: Path = REPO_ROOT
 ) -> tuple[dict[str, Probe], list[str], list[str]]:
@@ -404,11 +447,19 @@ def measured_lines(written: Sequence[Written], probes: Mapping[str, Probe], trun
 
 
 def write_probe_scripts(
-    runs: Sequence[RunSpec], out_dir: Path, prompts: int, dry_run: bool, console: Console, *, root: Path | None = None
+    runs: Sequence[RunSpec],
+    out_dir: Path,
+    prompts: int,
+    dry_run: bool,
+    console: Console,
+    *,
+    root: Path | None = None,
+    chains: Mapping[str, ChainSource] | None = None,
 ) -> int:
-    """Render (and unless ``dry_run`` write) each run's probe job to ``<out_dir>/probe/<run>.sh``. A run that gets
-    no probe (``probe_refusal``) is named on one line and left out; a run whose probe does not fit a node is an
-    error line. Returns 1 after any error, else 0."""
+    """Render (and unless ``dry_run`` write) each run's probe job to ``<out_dir>/probe/<run>.sh``; a chained run
+    comes resolved, with its resolution in ``chains`` (by run name). A run that gets no probe (``probe_refusal``) is
+    named on one line and left out; a run whose probe does not fit a node is an error line. Returns 1 after any
+    error, else 0."""
     from rlif.recipes.probe_script import PROBE_SUBDIR, plan_probe, probe_refusal, render_probe_script
     from rlif.recipes.render import make_environment
 
@@ -423,7 +474,7 @@ def write_probe_scripts(
             console.print(f"probe: skipped: {refusal}", highlight=False, markup=False, soft_wrap=True)
             continue
         try:
-            text = render_probe_script(run, env, prompts, root)
+            text = render_probe_script(run, env, prompts, root, (chains or {}).get(run.name))
         except ValueError as err:
             console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
             failed = 1
@@ -445,15 +496,24 @@ def write_probe_scripts(
 
 
 def probe_main(args: argparse.Namespace, matrix: Matrix, console: Console, root: Path | None) -> int:
-    """``--probe``: write the selected runs' probe jobs (runs named by ``--probe``, else ``--run``/``--stage``)."""
+    """``--probe``: write the selected runs' probe jobs (runs named by ``--probe``, else ``--run``/``--stage``),
+    chained runs resolved from ``--eval-root`` as generation resolves them."""
     names = [name for name in args.probe if name] + list(args.runs)
     if args.probe_prompts < 1:
         console.print(f"error: --probe-prompts {args.probe_prompts}: need at least one prompt per interval")
         return 2
     try:
         runs = matrix.select(names=names or None, stages=args.stage or None)
+    except ValueError as err:
+        console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
+        return 2
+    outcome = resolve_chain(matrix, runs, args, console, explicit=bool(names or args.stage))
+    if outcome is None:
+        return 1
+    chains = {name: ChainSource(note, outcome.inherited[name]) for name, note in outcome.notes.items()}
+    try:
         environment = preflight_environment(args.env_file)
-        settings = resolve_model_settings(runs, environment, explicit=bool(names or args.stage))
+        settings = resolve_model_settings(outcome.runs, environment, explicit=bool(names or args.stage))
         site = site_from_env(args.env_file, args.partition, args.account, None, args.gpu_memory_gb)
     except ValueError as err:
         for line in str(err).splitlines():
@@ -464,7 +524,7 @@ def probe_main(args: argparse.Namespace, matrix: Matrix, console: Console, root:
     runs = [apply_site(run, site) for run in settings.runs]
     if not args.dry_run:  # Slurm opens the log before the script runs and creates no directory
         ((root or REPO_ROOT) / "log").mkdir(exist_ok=True)
-    return write_probe_scripts(runs, args.out, args.probe_prompts, args.dry_run, console, root=root)
+    return write_probe_scripts(runs, args.out, args.probe_prompts, args.dry_run, console, root=root, chains=chains)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -497,33 +557,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return probe_main(args, matrix, console, job_root)
     chain_notes: dict[str, str] = {}
     if not args.cpu_mode:
-        try:
-            outcome = resolve_selection(
-                matrix,
-                runs,
-                args.eval_root,
-                explicit=bool(args.runs or args.stage),
-                decisions=args.decisions or Path(args.matrix).parent / "decisions",
-                accept=args.accept,
-            )
-        except ChainRefusedError as err:
-            for line in str(err).splitlines():
-                console.print(f"error: {line}", highlight=False, markup=False, soft_wrap=True)
-            console.print(
-                "evaluate those runs first (recipe/rlif/eval/<run>.sh writes eval/<run>/<step>/metrics.json; "
-                "docs/evaluation.md), or point --eval-root at their results",
-                highlight=False,
-                soft_wrap=True,
-            )
+        outcome = resolve_chain(matrix, runs, args, console, explicit=bool(args.runs or args.stage))
+        if outcome is None:
             return 1
-        except ValueError as err:
-            console.print(f"error: {err}", highlight=False, markup=False, soft_wrap=True)
-            return 1
-        for text in [*outcome.resolved, *outcome.skipped]:
-            for line in text.splitlines():
-                console.print(f"chain: {line}", highlight=False, markup=False, soft_wrap=True)
-        for path in outcome.accepted:
-            console.print(f"chain: accepted decision recorded in {path}", highlight=False, markup=False)
         runs, chain_notes = outcome.runs, outcome.notes
         try:
             environment = preflight_environment(args.env_file)

@@ -18,7 +18,7 @@ import pytest
 
 from rlif.recipes.eval_script import render_eval_script
 from rlif.recipes.generate import REPO_ROOT
-from rlif.recipes.probe_script import probe_refusal, render_probe_script
+from rlif.recipes.probe_script import ChainSource, probe_refusal, render_probe_script
 from rlif.recipes.render import LAUNCHER, make_environment, render_script
 from rlif.runs.matrix import load_matrix
 from rlif.verl_glue.overrides import build_overrides
@@ -96,8 +96,9 @@ def test_every_rendered_script_is_clean(tmp_path):
             path.write_text(render_eval_script(run, env, "x wins stage y", root), encoding="utf-8")
             paths.append(path)
         if not probe_refusal(run):
+            chain = ChainSource("x wins stage y", {"train_files": list(run.train_files)}) if run.from_winner else None
             path = tmp_path / f"{run.name}_probe.sh"
-            path.write_text(render_probe_script(run, env, root=root), encoding="utf-8")
+            path.write_text(render_probe_script(run, env, root=root, chain=chain), encoding="utf-8")
             paths.append(path)
     proc = shellcheck(paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -53,9 +53,12 @@ def test_committed_probe_scripts_match_the_matrix(matrix):
     env = make_environment()
     out = REPO_ROOT / "recipe" / "rlif" / PROBE_SUBDIR
     committed = {p.stem: p.read_text(encoding="utf-8") for p in out.glob("*.sh")}
-    # as the evaluation scripts: no chained run, no run whose model path comes from .env
+    # as the evaluation scripts: no chained run (its settings depend on results), no run whose model path comes
+    # from .env
     expected = {
-        r.name: render_probe_script(r, env) for r in matrix.select() if not r.model_setting and not probe_refusal(r)
+        r.name: render_probe_script(r, env)
+        for r in matrix.select()
+        if r.from_winner is None and not r.model_setting and not probe_refusal(r)
     }
     assert set(committed) == set(expected), "regenerate: python generate_train_recipes.py --probe --skip-preflight"
     assert not [name for name, text in expected.items() if committed[name] != text], "stale: regenerate --probe"
@@ -83,8 +86,9 @@ def test_probe_dry_run_writes_nothing_and_skips_runs_without_a_probe(tmp_path, c
                  str(tmp_path / ".env")]) == 0  # fmt: skip
     assert not list(tmp_path.iterdir())
     assert "dry run, nothing written" in capsys.readouterr().out
-    chained = next(r for r in matrix.runs if r.from_winner is not None)
-    assert "settings from a stage winner" in probe_refusal(chained)
+    chained = next(r for r in matrix.runs if r.from_winner is not None)  # unresolved: refused by name
+    with pytest.raises(ValueError, match=f"{chained.name}: settings from a stage winner .*resolve its chain first"):
+        render_probe_script(chained, make_environment())
     assert main(["--probe", "--probe-prompts", "0", "--out", str(tmp_path)]) == 2
     assert "--probe-prompts 0: need at least one prompt per interval" in capsys.readouterr().out
 
