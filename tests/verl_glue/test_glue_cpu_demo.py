@@ -152,13 +152,15 @@ def test_resume_trains_exactly_step_three(demo: DemoLayout) -> None:
     assert_sampler_and_reward_flag_metrics(resumed, draws_before=pool_metrics(before, "sampler/draws/"))
 
 
-def demo_weights() -> dict[str, float]:
-    """The demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own group)."""
+def demo_weights(judged: bool = True, reasoning_gym: tuple[str, ...] = (REASONING_GYM_TASK,)) -> dict[str, float]:
+    """The demo's ``fixed_ratio`` weights, as its params override carries them (each source is its own group); by
+    default those of this module's run, with the judged and the reasoning-gym source."""
     prefix = "+data.rlif_sampler.params="
-    judge = DemoJudge(url="http://127.0.0.1:1/v1")  # the stand-in's URL is known once it runs; weights do not vary
+    # the stand-in's URL is known once it runs; weights do not vary with it
+    judge = DemoJudge(url="http://127.0.0.1:1/v1") if judged else None
     layout = DemoLayout(Path("demo"))
     overrides = demo_overrides(
-        Path("model"), Path("train"), Path("val"), layout, 2, judge=judge, reasoning_gym=(REASONING_GYM_TASK,)
+        Path("model"), Path("train"), Path("val"), layout, 2, judge=judge, reasoning_gym=reasoning_gym
     )
     (params,) = [override.removeprefix(prefix) for override in overrides if override.startswith(prefix)]
     return json.loads(params.strip("'"))["weights"]
@@ -169,16 +171,19 @@ def pool_metrics(metrics: dict[str, float], prefix: str) -> dict[str, float]:
 
 
 def assert_sampler_and_reward_flag_metrics(
-    steps: dict[int, dict[str, float]], draws_before: dict[str, float] | None = None
+    steps: dict[int, dict[str, float]],
+    draws_before: dict[str, float] | None = None,
+    weights: dict[str, float] | None = None,
 ) -> None:
     """What the feedback hook logs on verl's real path, step by step (``draws_before``: the cumulative draws of the
-    step before the first one given, for a resumed phase).
+    step before the first one given, for a resumed phase; ``weights``: the run's sampler weights, by default
+    ``demo_weights()``).
 
     The IF length-cap flag travels from the reward's returned dict through verl's reward loop into TransferQueue's
     ``extra_fields.reward_extra_info`` and back out through the replay buffer: its rate appears for the IF source
     that was drawn (0.0 here: 16-token answers are far below the cap), and for no other family.
     """
-    weights = demo_weights()
+    weights = demo_weights() if weights is None else weights
     expected_weights = {source: weight / sum(weights.values()) for source, weight in weights.items()}
     previous = dict(draws_before or {})
     for step in sorted(steps):

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("verl")
 
-from test_glue_cpu_demo import assert_reference_model_ran, assert_sampler_and_reward_flag_metrics
+from test_glue_cpu_demo import assert_reference_model_ran, assert_sampler_and_reward_flag_metrics, demo_weights
 
 from rlif.cpu_demo import DemoLayout, read_metrics, run_demo
 from rlif.verl_glue import cpu_support
@@ -42,7 +42,7 @@ def test_the_legacy_trainer_ran_with_rlif_s_feedback(demo: DemoLayout) -> None:
     # feedback for every step but a run's last: steps 1 and 2 of phase 1, none from phase 2 (its only step is last)
     ours = read_metrics(demo.legacy_metrics_file)
     assert sorted(ours) == [1, 2]
-    assert_sampler_and_reward_flag_metrics(ours)
+    assert_sampler_and_reward_flag_metrics(ours, weights=demo_weights(judged=False, reasoning_gym=()))
     for step in (1, 2):
         assert (demo.checkpoints / f"global_step_{step}" / LEGACY_STATE).is_file()
     assert not (demo.checkpoints / "global_step_3" / LEGACY_STATE).exists()
