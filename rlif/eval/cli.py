@@ -27,6 +27,7 @@ and samples into an evaluation folder (``rlif.eval.lm_eval_import``).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 import time
@@ -355,11 +356,19 @@ def _error_status(err: Exception) -> int:
     return 2 if isinstance(err, (ValueError, RuntimeError)) else 1
 
 
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG})
+"""Write errors that are the disk's fault (full, read-only, over quota, file too large)."""
+
+
 def _describe_error(err: Exception) -> str | None:
-    """The disk's fault (full, read-only) in its own words; anything else as ``one_line`` says it."""
+    """The disk's fault in its own words, any other file error as the file and its reason; anything else as
+    ``one_line`` says it."""
     if _error_status(err) == 1 and isinstance(err, OSError):
-        where = f"cannot write {err.filename}" if err.filename else "cannot write the results"
-        return f"{where}: {err.strerror or err}; free space there or pass another --out"
+        if err.errno in DISK_ERRORS:
+            where = f"cannot write {err.filename}" if err.filename else "cannot write the results"
+            return f"{where}: {err.strerror or err}; free space there or pass another --out"
+        if err.filename:
+            return f"{err.filename}: {err.strerror or err}"
     return None
 
 

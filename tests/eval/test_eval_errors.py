@@ -128,3 +128,19 @@ def test_a_full_disk_while_writing_results_is_one_line(
         f"error: cannot write {tmp_path / 'o' / 'samples.jsonl'}: No space left on device; free space there or "
         "pass another --out"
     )
+
+
+def test_a_file_error_that_is_not_the_disk_s_names_the_file_and_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from rlif.eval import cli
+
+    def denied(path: Path, *_: object) -> None:
+        raise OSError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(cli, "write_lines_atomic", denied)
+    code, _ = _run(tmp_path, ['{"id": "a", "response": "fine"}'])
+    assert code == 1
+    assert capsys.readouterr().err.splitlines()[-1] == f"error: {tmp_path / 'o' / 'samples.jsonl'}: Permission denied"
