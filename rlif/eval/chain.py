@@ -95,7 +95,7 @@ class ArmRow:
         runs: the runs averaged.
         value: the criterion.
         lead: the best arm's lead over this one (None for the best), in criterion units, and its interval.
-        tied: whether the lead's interval includes 0; true for the best arm, which has no lead.
+        tied: whether the interval of the best arm's margin over this one includes 0; true for the best arm itself.
     """
 
     arm: str
