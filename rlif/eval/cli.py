@@ -31,7 +31,7 @@ import errno
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +221,7 @@ def vllm_engine(model: str, sampling: Sampling, rows: Sequence[EvalRow], args: a
         ValueError: the tokenizer cannot be loaded, a prompt does not fit ``--max-model-len`` with
             ``--max-tokens``, or vLLM refused the settings.
     """
-    from rlif.eval.vllm_engine import VllmEngine, load_tokenizer, prompt_token_ids
+    from rlif.eval.vllm_engine import load_tokenizer, prompt_token_ids
 
     tokenizer = load_tokenizer(model)
     token_ids = prompt_token_ids(tokenizer, rows, sampling.think)
@@ -233,6 +233,15 @@ def vllm_engine(model: str, sampling: Sampling, rows: Sequence[EvalRow], args: a
                     f"{row.where}: prompt of {len(token_ids[row.item_id])} tokens + --max-tokens "
                     f"{sampling.max_tokens} exceeds --max-model-len {args.max_model_len}"
                 )
+    return engine_for_prompts(model, sampling, token_ids, args)
+
+
+def engine_for_prompts(
+    model: str, sampling: Sampling, token_ids: Mapping[str, list[int]], args: argparse.Namespace
+) -> Engine:
+    """vLLM on ``model`` for prompts already tokenised, with the job's parallelism, memory and engine settings."""
+    from rlif.eval.vllm_engine import VllmEngine
+
     return VllmEngine(
         model,
         sampling,

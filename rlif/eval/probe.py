@@ -147,19 +147,10 @@ def rollout_sampling(run: RunSpec, max_tokens: int, seed: int) -> Sampling:
 
 
 def vllm_engine(model: str, sampling: Sampling, token_ids: Mapping[str, list[int]], args: argparse.Namespace) -> Engine:
-    """vLLM on ``model`` (``rlif.eval.vllm_engine``) with the job's parallelism and memory settings."""
-    from rlif.eval.cli import parse_options
-    from rlif.eval.vllm_engine import VllmEngine
+    """vLLM on ``model`` with the job's parallelism and memory settings (``rlif.eval.cli.engine_for_prompts``)."""
+    from rlif.eval.cli import engine_for_prompts
 
-    return VllmEngine(
-        model,
-        sampling,
-        token_ids,
-        tensor_parallel_size=args.tensor_parallel_size,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        max_model_len=args.max_model_len,
-        engine_args=parse_options(args.engine_arg, "--engine-arg"),
-    )
+    return engine_for_prompts(model, sampling, token_ids, args)
 
 
 def prompt_ids(model: str, rows: Sequence[EvalRow], think: bool) -> dict[str, list[int]]:
